@@ -1,0 +1,286 @@
+//! The result file: one serde type tree shared by the CLI and the page, every field documented, units in names.
+//!
+//! A result file is a [`Report`] serialized as JSON. Its shape is versioned by [`SCHEMA_VERSION`]; the committed
+//! JSON Schema (`schema/result-v1.schema.json`) is generated from these types and checked against real output.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the result file layout. Bump it on any change a reader of version 1 could misread.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One benchmark run: where it ran, what it measured, and one [`Case`] per (client, mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Report {
+    /// Layout version of this file; readers refuse versions they do not know. Always 1 for this layout.
+    pub schema_version: u32,
+    /// The program that wrote the file.
+    pub tool: Tool,
+    /// The machine or browser the cases ran in.
+    pub environment: Environment,
+    /// What was requested.
+    pub target: Target,
+    /// The run settings shared by every case.
+    pub settings: Settings,
+    /// The measured cases, in the order they were run.
+    pub cases: Vec<Case>,
+}
+
+/// The program that produced a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// Program name, `httpbench` for the CLI and `httpbench-web` for the page.
+    pub name: String,
+    /// Program version (semver).
+    pub version: String,
+    /// `release` or `debug`: figures from a debug build are meaningless and the report says so.
+    pub build_profile: String,
+}
+
+/// Where the cases ran: the two kinds share this one shape; fields that do not apply are null.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Environment {
+    /// `native` for the CLI, `browser` for the page.
+    pub kind: EnvironmentKind,
+    /// Operating system (Rust's `std::env::consts::OS`, or the browser's platform string).
+    pub os: String,
+    /// CPU architecture (`x86_64`, `aarch64`, `wasm32`).
+    pub arch: String,
+    /// CPU model name where known (Linux: `/proc/cpuinfo`), else null.
+    pub cpu: Option<String>,
+    /// Logical CPUs online when the run started, where known.
+    pub cpus_online: Option<u32>,
+    /// The browser's `navigator.userAgent`; null for native runs.
+    pub user_agent: Option<String>,
+    /// The browser's `crossOriginIsolated` flag (fine-grained timer when true); null for native runs.
+    pub cross_origin_isolated: Option<bool>,
+    /// Smallest step of the clock used for timing, in nanoseconds, measured at start; null if not measured.
+    pub timer_resolution_ns: Option<f64>,
+    /// Version of each client library used, by client name (e.g. `curl` → `libcurl/7.88.1 ...`).
+    pub client_versions: BTreeMap<String, String>,
+}
+
+/// The two environments httpbench measures in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum EnvironmentKind {
+    /// The native CLI.
+    Native,
+    /// The WebAssembly page in a browser.
+    Browser,
+}
+
+impl EnvironmentKind {
+    /// The lowercase name used in reports and labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EnvironmentKind::Native => "native",
+            EnvironmentKind::Browser => "browser",
+        }
+    }
+}
+
+/// What every case requested.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The URL requested (with `close=1` added in fresh mode where a front end needs the server to close).
+    pub url: String,
+    /// True when the target was httpbench's own embedded server.
+    pub embedded_server: bool,
+}
+
+/// Run settings shared by every case of a report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Measured requests per case (the Perl `timethese` count).
+    pub count: u64,
+    /// Requests made before measuring each case; excluded from every figure.
+    pub warmup: u64,
+    /// The connection modes that were run.
+    pub modes: Vec<Mode>,
+    /// The clients that were run, in the order given.
+    pub clients: Vec<String>,
+    /// Per-request timeout in milliseconds; null where the front end cannot set one.
+    pub timeout_ms: Option<u64>,
+}
+
+/// How a client treats connections between requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// A new client (handle, agent) and a new TCP connection for every request, as the Perl script did.
+    Fresh,
+    /// One client for all requests, connection kept alive.
+    Reuse,
+}
+
+impl Mode {
+    /// The lowercase name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Fresh => "fresh",
+            Mode::Reuse => "reuse",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a request did not count as ok.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorKind {
+    /// The TCP connection could not be made (refused, unreachable).
+    Connect,
+    /// The host name did not resolve.
+    Dns,
+    /// No complete answer within the per-request timeout.
+    Timeout,
+    /// The peer reset or closed the connection before the response ended.
+    Reset,
+    /// The body was shorter than its `Content-Length`.
+    Truncated,
+    /// The peer did not speak HTTP (or spoke it wrongly).
+    Protocol,
+    /// A complete response with a status outside 200–299.
+    Status,
+    /// Too many redirects, or a redirect loop.
+    Redirect,
+    /// TLS handshake or certificate failure.
+    Tls,
+    /// Anything the client could not classify more precisely.
+    Other,
+}
+
+impl ErrorKind {
+    /// Every kind, in report order.
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::Connect,
+        ErrorKind::Dns,
+        ErrorKind::Timeout,
+        ErrorKind::Reset,
+        ErrorKind::Truncated,
+        ErrorKind::Protocol,
+        ErrorKind::Status,
+        ErrorKind::Redirect,
+        ErrorKind::Tls,
+        ErrorKind::Other,
+    ];
+
+    /// The lowercase name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Connect => "connect",
+            ErrorKind::Dns => "dns",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Reset => "reset",
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Status => "status",
+            ErrorKind::Redirect => "redirect",
+            ErrorKind::Tls => "tls",
+            ErrorKind::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The figures of one (client, mode) case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Client name (`curl`, `ureq`, `reqwest`, `reqwest-async`, `raw`; in the browser `fetch`, `xhr`, ...).
+    pub client: String,
+    /// Connection mode of this case.
+    pub mode: Mode,
+    /// Measured requests attempted (warm-up excluded); ok plus failed.
+    pub iterations: u64,
+    /// Requests that completed with a 2xx status and a complete body.
+    pub ok: u64,
+    /// Failed requests by kind; kinds with no failures are left out.
+    pub errors: BTreeMap<ErrorKind, u64>,
+    /// Complete responses by HTTP status code (as a decimal string), whether ok or not.
+    pub statuses: BTreeMap<String, u64>,
+    /// Wall-clock time of the measured requests, in seconds.
+    pub wall_secs: f64,
+    /// CPU time in user mode spent by the client while measuring, in seconds; null where unknown (browser).
+    pub cpu_user_secs: Option<f64>,
+    /// CPU time in the kernel spent by the client while measuring, in seconds; null where unknown (browser).
+    pub cpu_sys_secs: Option<f64>,
+    /// Ok requests per wall-clock second: the primary, cross-environment rate.
+    pub rate_wall: f64,
+    /// Iterations per CPU second (user + sys), Perl `Benchmark`'s definition; null where CPU time is unknown or 0.
+    pub rate_cpu: Option<f64>,
+    /// Response body bytes received by ok requests, in total.
+    pub bytes: u64,
+    /// Latency of ok requests in nanoseconds; null when no request was ok.
+    pub latency_ns: Option<Latency>,
+}
+
+/// Latency distribution of the ok requests of a case, in nanoseconds.
+///
+/// `min`, `max`, `mean` and `stddev` are exact; percentiles come from a histogram with 3 significant digits
+/// (within 0.1% of the exact value), so memory does not grow with the number of requests.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Fastest request.
+    pub min: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Sample standard deviation (n − 1 denominator); 0 for a single request.
+    pub stddev: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Slowest request.
+    pub max: f64,
+}
+
+impl Case {
+    /// Failed requests of every kind.
+    pub fn failed(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// CPU seconds (user + sys), where known.
+    pub fn cpu_secs(&self) -> Option<f64> {
+        Some(self.cpu_user_secs? + self.cpu_sys_secs?)
+    }
+
+    /// Mean body bytes per ok request, where any request was ok.
+    pub fn bytes_per_ok(&self) -> Option<f64> {
+        (self.ok > 0).then(|| self.bytes as f64 / self.ok as f64)
+    }
+}

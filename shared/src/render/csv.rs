@@ -1,0 +1,52 @@
+//! One CSV line per case with raw figures in fixed units (seconds, nanoseconds, bytes), for spreadsheets.
+
+use crate::view::{rows, Source};
+
+const HEADER: &str = "case,environment,client,mode,iterations,ok,failed,errors,rate_wall,rate_cpu,wall_secs,\
+cpu_user_secs,cpu_sys_secs,bytes,latency_min_ns,latency_mean_ns,latency_stddev_ns,latency_p50_ns,latency_p90_ns,\
+latency_p99_ns,latency_p999_ns,latency_max_ns";
+
+/// Render the CSV report.
+pub fn render(sources: &[Source<'_>]) -> String {
+    let mut out = String::from(HEADER);
+    out.push('\n');
+    for row in rows(sources) {
+        let c = row.case;
+        let errors: Vec<String> = c.errors.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let mut fields = vec![
+            row.label.clone(),
+            row.report.environment.kind.as_str().to_string(),
+            c.client.clone(),
+            c.mode.to_string(),
+            c.iterations.to_string(),
+            c.ok.to_string(),
+            c.failed().to_string(),
+            errors.join(";"),
+            c.rate_wall.to_string(),
+            opt(c.rate_cpu),
+            c.wall_secs.to_string(),
+            opt(c.cpu_user_secs),
+            opt(c.cpu_sys_secs),
+            c.bytes.to_string(),
+        ];
+        let latency = match c.latency_ns {
+            Some(l) => [l.min, l.mean, l.stddev, l.p50, l.p90, l.p99, l.p999, l.max].map(Some),
+            None => [None; 8],
+        };
+        fields.extend(latency.into_iter().map(opt));
+        let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
+        out.push_str(&quoted.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// RFC 4180 quoting, only where a field needs it.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}

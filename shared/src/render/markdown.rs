@@ -1,0 +1,39 @@
+//! The statistics table as GitHub-flavoured Markdown, under a line per source saying what was measured.
+
+use super::table::{stats_header, stats_row};
+use crate::view::{rows, Source};
+
+/// Render the Markdown report.
+pub fn render(sources: &[Source<'_>]) -> String {
+    let mut out = String::new();
+    for s in sources {
+        let r = s.report;
+        let tag = s.tag.map(|t| format!("**{t}**: ")).unwrap_or_default();
+        out.push_str(&format!(
+            "{tag}{} {} ({}), {} {}/{}, `GET {}`, {} requests per case after {} warm-up\n\n",
+            r.tool.name,
+            r.tool.version,
+            r.tool.build_profile,
+            r.environment.kind.as_str(),
+            r.environment.os,
+            r.environment.arch,
+            r.target.url,
+            r.settings.count,
+            r.settings.warmup
+        ));
+    }
+    let header = stats_header();
+    out.push_str(&format!("| {} |\n", header.join(" | ")));
+    let align: Vec<&str> = header.iter().enumerate().map(|(i, _)| if i == 0 { ":---" } else { "---:" }).collect();
+    out.push_str(&format!("| {} |\n", align.join(" | ")));
+    for row in rows(sources) {
+        let cells: Vec<String> = stats_row(&row).iter().map(|c| escape(c)).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
+}
+
+/// A pipe inside a cell would end the cell.
+fn escape(cell: &str) -> String {
+    cell.replace('|', "\\|")
+}

@@ -1,0 +1,95 @@
+//! Renderers: turn one or more reports into text, JSON, Markdown or CSV. They return `String`s and do no I/O,
+//! so the CLI and the page print byte-for-byte the same report.
+
+mod csv;
+mod markdown;
+mod notes;
+mod table;
+mod text;
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::perl::RateBasis;
+use crate::view::Source;
+
+pub use notes::notes;
+pub use table::{stats_header, stats_row};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Perl-style `timethese`/`cmpthese`, then the statistics table and notes.
+    Text,
+    /// The result file itself (an array of result files when several are rendered together).
+    Json,
+    /// The statistics table as GitHub-flavoured Markdown.
+    Markdown,
+    /// One line per case with raw figures (seconds, nanoseconds, counts).
+    Csv,
+}
+
+impl Format {
+    /// Every format's name, for help and error messages.
+    pub const NAMES: &'static str = "text, json, markdown, csv";
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "text" => Ok(Format::Text),
+            "json" => Ok(Format::Json),
+            "markdown" | "md" => Ok(Format::Markdown),
+            "csv" => Ok(Format::Csv),
+            other => Err(format!("unknown format '{other}': expected one of {}", Format::NAMES)),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Csv => "csv",
+        })
+    }
+}
+
+/// Choices that change how a report reads, not what it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Which rate the Perl-style lines and the chart compare.
+    pub basis: RateBasis,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { basis: RateBasis::Wall }
+    }
+}
+
+/// Render `sources` in `format`.
+pub fn render(sources: &[Source<'_>], format: Format, options: &RenderOptions) -> String {
+    match format {
+        Format::Text => text::render(sources, options),
+        Format::Json => json(sources),
+        Format::Markdown => markdown::render(sources),
+        Format::Csv => csv::render(sources),
+    }
+}
+
+/// The result file(s) as pretty JSON, newline-terminated.
+fn json(sources: &[Source<'_>]) -> String {
+    let result = match sources {
+        [one] => serde_json::to_string_pretty(one.report),
+        many => serde_json::to_string_pretty(&many.iter().map(|s| s.report).collect::<Vec<_>>()),
+    };
+    // The model has only string keys and finite numbers, so serialization cannot fail; say so if it ever does.
+    let mut s = result.unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize report: {e}\"}}"));
+    s.push('\n');
+    s
+}

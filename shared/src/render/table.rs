@@ -1,0 +1,61 @@
+//! The statistics table: one row of cells per case, shared by the text and Markdown renderers.
+
+use crate::units::{cpu_us_per_request, duration_ns, mean_sigma_ns, rate};
+use crate::view::Row;
+
+/// Column titles of the statistics table.
+pub fn stats_header() -> Vec<&'static str> {
+    vec!["case", "ok", "errors", "req/s", "mean ± σ", "p50", "p90", "p99", "p99.9", "max", "CPU/req", "bytes/req"]
+}
+
+/// The statistics cells of one case, in [`stats_header`] order.
+pub fn stats_row(row: &Row<'_>) -> Vec<String> {
+    let c = row.case;
+    let mut cells = vec![row.label.clone(), c.ok.to_string(), c.failed().to_string(), rate(c.rate_wall)];
+    match &c.latency_ns {
+        Some(l) => {
+            cells.push(mean_sigma_ns(l.mean, l.stddev));
+            for v in [l.p50, l.p90, l.p99, l.p999, l.max] {
+                cells.push(duration_ns(v));
+            }
+        }
+        None => cells.extend(std::iter::repeat_n("n/a".to_string(), 6)),
+    }
+    cells.push(cpu_us_per_request(c.cpu_secs(), c.iterations));
+    cells.push(match c.bytes_per_ok() {
+        Some(b) if b.fract() == 0.0 => format!("{b:.0}"),
+        Some(b) => format!("{b:.1}"),
+        None => "n/a".to_string(),
+    });
+    cells
+}
+
+/// Lay out cells in columns: the first left-aligned, the rest right-aligned, two spaces apart.
+pub fn columns(header: &[&str], body: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in body {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = header.iter().map(|s| s.to_string()).collect();
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(body) {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, &w))| {
+                let pad = w - cell.chars().count();
+                if i == 0 {
+                    format!("{cell}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{cell}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}

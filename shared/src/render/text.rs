@@ -1,0 +1,96 @@
+//! The text report: a header per source, Perl's `timethese` lines and `cmpthese` chart, the statistics table,
+//! then notes and warnings.
+
+use super::notes::notes;
+use super::table::{columns, stats_header, stats_row};
+use super::RenderOptions;
+use crate::model::Report;
+use crate::perl::{cmpthese, timethese, RateBasis, Timing};
+use crate::view::{rows, Row, Source};
+
+/// Render the text report.
+pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+    let rows = rows(sources);
+    let mut out = String::new();
+    for source in sources {
+        out.push_str(&header(source));
+    }
+    if rows.is_empty() {
+        out.push_str("\nNo cases were measured.\n");
+        return out;
+    }
+    out.push_str(&rate_line(&rows, options.basis));
+    out.push('\n');
+    let timings: Vec<Timing> = rows.iter().map(timing).collect();
+    out.push_str(&timethese(&timings, options.basis));
+    out.push('\n');
+    let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(options.basis))).collect();
+    out.push_str(&cmpthese(&rates));
+    out.push('\n');
+    let body: Vec<Vec<String>> = rows.iter().map(stats_row).collect();
+    out.push_str(&columns(&stats_header(), &body));
+    let notes = notes(sources, &rows);
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&n);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Two lines naming the program, the environment and what was requested.
+fn header(source: &Source<'_>) -> String {
+    let r: &Report = source.report;
+    let e = &r.environment;
+    let tag = source.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
+    let mut machine = format!("{} {}/{}", e.kind.as_str(), e.os, e.arch);
+    if let Some(cpu) = &e.cpu {
+        machine.push_str(&format!(" · {cpu}"));
+    }
+    if let Some(n) = e.cpus_online {
+        machine.push_str(&format!(" · {n} CPUs"));
+    }
+    if let Some(ua) = &e.user_agent {
+        machine.push_str(&format!(" · {ua}"));
+    }
+    let server = if r.target.embedded_server { " (embedded server)" } else { "" };
+    let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
+    format!(
+        "{tag}{} {} ({}) · {machine}\n{tag}GET {}{server} · {} requests per case after {} warm-up · mode {}\n",
+        r.tool.name,
+        r.tool.version,
+        r.tool.build_profile,
+        r.target.url,
+        r.settings.count,
+        r.settings.warmup,
+        modes.join(", ")
+    )
+}
+
+/// Which rate the Perl-style block shows.
+fn rate_line(rows: &[Row<'_>], basis: RateBasis) -> String {
+    match basis {
+        RateBasis::Wall => "Rates: ok requests per wall-clock second (Perl's Benchmark rates by CPU time: --perl).\n"
+            .to_string(),
+        RateBasis::Cpu => {
+            let mut s = "Rates: iterations per CPU second (user + sys), as Perl's Benchmark computes them.\n".to_string();
+            if rows.iter().any(|r| r.case.cpu_secs().is_none()) {
+                s.push_str("Cases without CPU times (browser) are rated by wall clock.\n");
+            }
+            s
+        }
+    }
+}
+
+fn timing(row: &Row<'_>) -> Timing {
+    let c = row.case;
+    Timing {
+        name: row.label.clone(),
+        wall_secs: c.wall_secs,
+        cpu_secs: c.cpu_user_secs.zip(c.cpu_sys_secs),
+        iterations: c.iterations,
+        rate_wall: c.rate_wall,
+    }
+}

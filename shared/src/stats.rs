@@ -1,0 +1,265 @@
+//! Per-case statistics: a recorder that takes one outcome per request and turns them into a [`Case`].
+//!
+//! Memory is constant in the number of requests: latencies go into an HdrHistogram (3 significant digits) for
+//! percentiles, and into Welford's running mean/variance for exact mean and σ (Welford 1962, "Note on a method
+//! for calculating corrected sums of squares and products", Technometrics 4(3)).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+
+use crate::model::{Case, ErrorKind, Latency, Mode};
+
+/// Largest latency the histogram tracks exactly (one hour); longer ones are clamped to it.
+const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
+
+/// What one request produced, as a client driver reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// HTTP status of a complete response head, if one arrived.
+    pub status: Option<u16>,
+    /// Body bytes read.
+    pub body_bytes: u64,
+    /// Transport-level failure, if any (a non-2xx status is not one: it is classified from `status`).
+    pub error: Option<ErrorKind>,
+}
+
+impl Outcome {
+    /// A complete response.
+    pub fn response(status: u16, body_bytes: u64) -> Self {
+        Outcome { status: Some(status), body_bytes, error: None }
+    }
+
+    /// A failed request, with the status if a response head had arrived.
+    pub fn failed(kind: ErrorKind, status: Option<u16>) -> Self {
+        Outcome { status, body_bytes: 0, error: Some(kind) }
+    }
+
+    /// Why this request is not ok, or `None` if it is (2xx and no transport error).
+    pub fn failure(&self) -> Option<ErrorKind> {
+        match (self.error, self.status) {
+            (Some(kind), _) => Some(kind),
+            (None, Some(200..=299)) => None,
+            (None, _) => Some(ErrorKind::Status),
+        }
+    }
+}
+
+/// CPU time spent by the client while measuring.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CpuTime {
+    /// User-mode time.
+    pub user: Duration,
+    /// Kernel-mode time.
+    pub sys: Duration,
+}
+
+/// Collects the outcomes of one case; [`Recorder::finish`] turns them into a [`Case`].
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    histogram: Histogram<u64>,
+    mean_ns: f64,
+    m2: f64,
+    min_ns: u64,
+    max_ns: u64,
+    iterations: u64,
+    ok: u64,
+    bytes: u64,
+    errors: BTreeMap<ErrorKind, u64>,
+    statuses: BTreeMap<u16, u64>,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Recorder {
+    /// An empty recorder.
+    pub fn new() -> Self {
+        // The bounds and precision are constants known to be valid, so construction cannot fail.
+        #[allow(clippy::expect_used)]
+        let histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds");
+        Recorder {
+            histogram,
+            mean_ns: 0.0,
+            m2: 0.0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            iterations: 0,
+            ok: 0,
+            bytes: 0,
+            errors: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+        }
+    }
+
+    /// Requests recorded so far.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// Ok requests recorded so far.
+    pub fn ok(&self) -> u64 {
+        self.ok
+    }
+
+    /// Record one request and how long it took. Only ok requests enter the latency figures: a refused
+    /// connection is fast and would flatter a failing client.
+    pub fn record(&mut self, outcome: &Outcome, latency: Duration) {
+        self.iterations += 1;
+        if let Some(status) = outcome.status {
+            *self.statuses.entry(status).or_default() += 1;
+        }
+        if let Some(kind) = outcome.failure() {
+            *self.errors.entry(kind).or_default() += 1;
+            return;
+        }
+        self.ok += 1;
+        self.bytes += outcome.body_bytes;
+        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX).max(1);
+        self.histogram.saturating_record(ns.min(MAX_TRACKED_NS));
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+        let delta = ns as f64 - self.mean_ns;
+        self.mean_ns += delta / self.ok as f64;
+        self.m2 += delta * (ns as f64 - self.mean_ns);
+    }
+
+    /// Latency summary of the ok requests so far, or `None` if there were none.
+    pub fn latency(&self) -> Option<Latency> {
+        if self.ok == 0 {
+            return None;
+        }
+        let stddev = if self.ok > 1 { (self.m2 / (self.ok - 1) as f64).sqrt() } else { 0.0 };
+        // The histogram answers with the highest value equivalent to the bucket; keep it inside [min, max].
+        let q = |quantile: f64| {
+            let v = self.histogram.value_at_quantile(quantile);
+            v.clamp(self.min_ns, self.max_ns) as f64
+        };
+        Some(Latency {
+            min: self.min_ns as f64,
+            mean: self.mean_ns,
+            stddev,
+            p50: q(0.50),
+            p90: q(0.90),
+            p99: q(0.99),
+            p999: q(0.999),
+            max: self.max_ns as f64,
+        })
+    }
+
+    /// The finished case, given the wall time of the measured requests and the client's CPU time if known.
+    pub fn finish(&self, client: &str, mode: Mode, wall: Duration, cpu: Option<CpuTime>) -> Case {
+        let wall_secs = wall.as_secs_f64();
+        let cpu_secs = cpu.map(|c| (c.user + c.sys).as_secs_f64());
+        Case {
+            client: client.to_string(),
+            mode,
+            iterations: self.iterations,
+            ok: self.ok,
+            errors: self.errors.clone(),
+            statuses: self.statuses.iter().map(|(code, n)| (code.to_string(), *n)).collect(),
+            wall_secs,
+            cpu_user_secs: cpu.map(|c| c.user.as_secs_f64()),
+            cpu_sys_secs: cpu.map(|c| c.sys.as_secs_f64()),
+            rate_wall: if wall_secs > 0.0 { self.ok as f64 / wall_secs } else { 0.0 },
+            rate_cpu: cpu_secs.filter(|s| *s > 0.0).map(|s| self.iterations as f64 / s),
+            bytes: self.bytes,
+            latency_ns: self.latency(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(n: u64) -> Duration {
+        Duration::from_micros(n)
+    }
+
+    #[test]
+    fn mean_and_stddev_are_exact_for_known_inputs() {
+        // 2, 4, 4, 4, 5, 5, 7, 9 µs: mean 5, sample variance 32/7.
+        let mut r = Recorder::new();
+        for v in [2, 4, 4, 4, 5, 5, 7, 9] {
+            r.record(&Outcome::response(200, 10), us(v));
+        }
+        let l = r.latency().unwrap();
+        assert_eq!(l.mean, 5_000.0);
+        let expected = (32.0f64 / 7.0).sqrt() * 1_000.0;
+        assert!((l.stddev - expected).abs() < 1e-6, "{} vs {expected}", l.stddev);
+        assert_eq!(l.min, 2_000.0);
+        assert_eq!(l.max, 9_000.0);
+        // The histogram keeps 3 significant digits: the median is 4 µs within 0.1%.
+        assert!((l.p50 - 4_000.0).abs() <= 4.0, "{}", l.p50);
+    }
+
+    #[test]
+    fn percentiles_of_a_uniform_ramp_are_within_histogram_precision() {
+        let mut r = Recorder::new();
+        for v in 1..=10_000u64 {
+            r.record(&Outcome::response(200, 1), Duration::from_nanos(v * 1_000));
+        }
+        let l = r.latency().unwrap();
+        for (got, want) in [(l.p50, 5_000_000.0), (l.p90, 9_000_000.0), (l.p99, 9_900_000.0), (l.p999, 9_990_000.0)]
+        {
+            assert!((got - want).abs() / want < 0.001, "{got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn failures_are_counted_by_kind_and_status_but_not_timed() {
+        let mut r = Recorder::new();
+        r.record(&Outcome::response(200, 600), us(100));
+        r.record(&Outcome::response(404, 20), us(1));
+        r.record(&Outcome::failed(ErrorKind::Connect, None), us(1));
+        r.record(&Outcome::failed(ErrorKind::Truncated, Some(200)), us(1));
+        let case = r.finish("curl", Mode::Reuse, Duration::from_secs(2), None);
+        assert_eq!(case.iterations, 4);
+        assert_eq!(case.ok, 1);
+        assert_eq!(case.bytes, 600);
+        assert_eq!(case.errors[&ErrorKind::Status], 1);
+        assert_eq!(case.errors[&ErrorKind::Connect], 1);
+        assert_eq!(case.errors[&ErrorKind::Truncated], 1);
+        assert_eq!(case.statuses["200"], 2);
+        assert_eq!(case.statuses["404"], 1);
+        assert_eq!(case.rate_wall, 0.5);
+        assert_eq!(case.rate_cpu, None);
+        assert_eq!(case.latency_ns.unwrap().max, 100_000.0);
+    }
+
+    #[test]
+    fn cpu_rate_follows_perl_iterations_over_cpu_seconds() {
+        let mut r = Recorder::new();
+        for _ in 0..100 {
+            r.record(&Outcome::response(200, 1), us(10));
+        }
+        let cpu = CpuTime { user: Duration::from_millis(150), sys: Duration::from_millis(50) };
+        let case = r.finish("raw", Mode::Fresh, Duration::from_secs(1), Some(cpu));
+        assert_eq!(case.rate_cpu, Some(500.0));
+        assert_eq!(case.cpu_user_secs, Some(0.15));
+        assert_eq!(case.rate_wall, 100.0);
+    }
+
+    #[test]
+    fn no_ok_request_means_no_latency_and_zero_rate() {
+        let mut r = Recorder::new();
+        r.record(&Outcome::failed(ErrorKind::Connect, None), us(5));
+        let case = r.finish("ureq", Mode::Fresh, Duration::from_millis(5), None);
+        assert_eq!(case.latency_ns, None);
+        assert_eq!(case.rate_wall, 0.0);
+    }
+
+    #[test]
+    fn huge_latencies_are_clamped_not_lost() {
+        let mut r = Recorder::new();
+        r.record(&Outcome::response(200, 1), Duration::from_secs(7_200));
+        let l = r.latency().unwrap();
+        assert_eq!(l.max, 7_200e9);
+        assert!(l.p50 <= l.max);
+    }
+}

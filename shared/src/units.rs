@@ -1,0 +1,71 @@
+//! Human-readable numbers for reports: durations in the unit that fits, rates and byte counts.
+
+/// A duration given in nanoseconds, in the largest unit that keeps it ≥ 1 (`812 ns`, `183.2 µs`, `4.51 ms`).
+pub fn duration_ns(ns: f64) -> String {
+    let (value, unit) = scale(ns, ns);
+    format!("{value} {unit}")
+}
+
+/// `mean ± σ`, both in the mean's unit so they read as one figure.
+pub fn mean_sigma_ns(mean: f64, sigma: f64) -> String {
+    let (m, unit) = scale(mean, mean);
+    let (s, _) = scale(sigma, mean);
+    format!("{m} ± {s} {unit}")
+}
+
+/// Format `ns` in the unit chosen by the magnitude of `pick`.
+fn scale(ns: f64, pick: f64) -> (String, &'static str) {
+    let (div, unit, decimals) = if pick < 1e3 {
+        (1.0, "ns", 0)
+    } else if pick < 1e6 {
+        (1e3, "µs", 1)
+    } else if pick < 1e9 {
+        (1e6, "ms", 2)
+    } else {
+        (1e9, "s", 3)
+    };
+    (format!("{:.*}", decimals, ns / div), unit)
+}
+
+/// A rate with thousands kept readable: `12345/s` → `12345`, small rates with decimals.
+pub fn rate(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{r:.0}")
+    } else if r >= 1.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.3}")
+    }
+}
+
+/// Microseconds of CPU per request, where known.
+pub fn cpu_us_per_request(cpu_secs: Option<f64>, iterations: u64) -> String {
+    match cpu_secs {
+        Some(s) if iterations > 0 => format!("{:.1} µs", s * 1e6 / iterations as f64),
+        _ => "n/a".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_pick_their_unit() {
+        assert_eq!(duration_ns(812.4), "812 ns");
+        assert_eq!(duration_ns(183_249.0), "183.2 µs");
+        assert_eq!(duration_ns(4_512_000.0), "4.51 ms");
+        assert_eq!(duration_ns(2_000_000_000.0), "2.000 s");
+        assert_eq!(mean_sigma_ns(183_249.0, 20_110.0), "183.2 ± 20.1 µs");
+        assert_eq!(mean_sigma_ns(950.0, 12.0), "950 ± 12 ns");
+    }
+
+    #[test]
+    fn rates_and_cpu() {
+        assert_eq!(rate(12345.6), "12346");
+        assert_eq!(rate(12.34), "12.3");
+        assert_eq!(rate(0.5), "0.500");
+        assert_eq!(cpu_us_per_request(Some(0.5), 1000), "500.0 µs");
+        assert_eq!(cpu_us_per_request(None, 1000), "n/a");
+    }
+}

@@ -1,0 +1,79 @@
+//! What the renderers draw from: the cases of one or more reports, each with a unique, readable label.
+//!
+//! A label names only what varies: `curl` alone when one report ran one mode, `curl/fresh` when modes differ,
+//! `native/curl` vs `browser/fetch` when reports from both environments are shown together, and a source tag
+//! (e.g. a file name) when several reports of the same environment are compared.
+
+use std::collections::BTreeSet;
+
+use crate::model::{Case, Report};
+
+/// One report to render, with an optional tag naming where it came from (a file stem, `baseline`, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The report.
+    pub report: &'a Report,
+    /// Short name of the source, used in labels when environments alone do not tell reports apart.
+    pub tag: Option<&'a str>,
+}
+
+impl<'a> Source<'a> {
+    /// A report with no tag.
+    pub fn new(report: &'a Report) -> Self {
+        Source { report, tag: None }
+    }
+}
+
+/// A case ready to render.
+#[derive(Debug, Clone)]
+pub struct Row<'a> {
+    /// Unique label in this view.
+    pub label: String,
+    /// The case's figures.
+    pub case: &'a Case,
+    /// The report it belongs to.
+    pub report: &'a Report,
+}
+
+/// Label every case of `sources`, in order.
+pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
+    let modes: BTreeSet<_> = sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.mode)).collect();
+    let kinds: BTreeSet<_> = sources.iter().map(|s| s.report.environment.kind).collect();
+    let kinds_tell_apart = kinds.len() == sources.len();
+    let mut rows = Vec::new();
+    for (index, source) in sources.iter().enumerate() {
+        let prefix = match (sources.len(), kinds_tell_apart, source.tag) {
+            (1, _, _) => None,
+            (_, true, _) => Some(source.report.environment.kind.as_str().to_string()),
+            (_, false, Some(tag)) => Some(tag.to_string()),
+            (_, false, None) => Some(format!("#{}", index + 1)),
+        };
+        for case in &source.report.cases {
+            let mut label = String::new();
+            if let Some(p) = &prefix {
+                label.push_str(p);
+                label.push('/');
+            }
+            label.push_str(&case.client);
+            if modes.len() > 1 {
+                label.push('/');
+                label.push_str(case.mode.as_str());
+            }
+            rows.push(Row { label, case, report: source.report });
+        }
+    }
+    dedupe(&mut rows);
+    rows
+}
+
+/// Two sources with the same tag (or a report with the same case twice) would give equal labels; number them.
+fn dedupe(rows: &mut [Row<'_>]) {
+    for i in 1..rows.len() {
+        let base = rows[i].label.clone();
+        let mut n = 2;
+        while rows[..i].iter().any(|r| r.label == rows[i].label) {
+            rows[i].label = format!("{base}#{n}");
+            n += 1;
+        }
+    }
+}
