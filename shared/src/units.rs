@@ -38,10 +38,10 @@ pub fn rate(r: f64) -> String {
     }
 }
 
-/// Microseconds of CPU per request, where known.
+/// CPU time per request, in the unit that fits, where known.
 pub fn cpu_us_per_request(cpu_secs: Option<f64>, iterations: u64) -> String {
     match cpu_secs {
-        Some(s) if iterations > 0 => format!("{:.1} µs", s * 1e6 / iterations as f64),
+        Some(s) if iterations > 0 => duration_ns(s * 1e9 / iterations as f64),
         _ => "n/a".to_string(),
     }
 }
@@ -66,6 +66,7 @@ mod tests {
         assert_eq!(rate(12.34), "12.3");
         assert_eq!(rate(0.5), "0.500");
         assert_eq!(cpu_us_per_request(Some(0.5), 1000), "500.0 µs");
+        assert_eq!(cpu_us_per_request(Some(6.5), 1000), "6.50 ms");
         assert_eq!(cpu_us_per_request(None, 1000), "n/a");
     }
 }

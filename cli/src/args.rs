@@ -1,0 +1,100 @@
+//! Raw command-line arguments as clap parses them. Nothing here is checked beyond syntax: `options` turns
+//! them into checked options before any work starts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
+/// like Perl's Benchmark (timethese + cmpthese) plus a latency table.
+///
+/// With no command, `httpbench` runs `httpbench run` against its own embedded server on 127.0.0.1.
+#[derive(Debug, Parser)]
+#[command(name = "httpbench", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// What to do (default: run).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `run`, when no command is given.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmark clients against a URL, or against the embedded server when no URL is given.
+    Run(RunArgs),
+    /// Run the embedded target server in the foreground until Ctrl-C.
+    Serve(ServeArgs),
+    /// Render one or more result files (JSON) as one report.
+    Compare(CompareArgs),
+}
+
+/// Options of `httpbench run`.
+#[derive(Debug, Args, Default)]
+pub struct RunArgs {
+    /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
+    pub url: Option<String>,
+    /// Measured requests per case.
+    #[arg(short = 'n', long, default_value_t = 2000, value_name = "N")]
+    pub count: u64,
+    /// Comma-separated clients: curl, ureq, reqwest, reqwest-async, raw (or `all`).
+    #[arg(long, default_value = "curl,ureq,reqwest", value_name = "LIST")]
+    pub clients: String,
+    /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
+    #[arg(long, default_value = "both", value_name = "fresh|reuse|both")]
+    pub mode: String,
+    /// Requests before measuring each case, excluded from every figure.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub warmup: u64,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Output format on stdout: text, json, markdown, csv.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: String,
+    /// Also write the result file (JSON) here.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the Markdown table here.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write the CSV here.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
+    #[arg(long)]
+    pub perl: bool,
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// Options of `httpbench serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on; 0 picks a free one.
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Address to bind. Anything but loopback exposes the server to the network.
+    #[arg(long, default_value = "127.0.0.1", value_name = "ADDR")]
+    pub bind: String,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Options of `httpbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Result files written by `--export-json` or by the page.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format: text, json, markdown, csv.
+    #[arg(long, default_value = "text", value_name = "FORMAT")]
+    pub format: String,
+    /// Rate by CPU time, as Perl's Benchmark does.
+    #[arg(long)]
+    pub perl: bool,
+}

@@ -1,0 +1,75 @@
+//! Mapping client errors onto httpbench's error kinds by walking the error's source chain: the I/O error kind
+//! or message deep inside says more than the client's top-level wrapper.
+
+use std::error::Error;
+use std::io;
+
+use httpbench_shared::ErrorKind;
+
+/// The kind of an I/O error.
+pub fn io_kind(e: &io::Error) -> ErrorKind {
+    use io::ErrorKind as K;
+    match e.kind() {
+        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable => {
+            ErrorKind::Connect
+        }
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::NotConnected => ErrorKind::Reset,
+        K::UnexpectedEof => ErrorKind::Truncated,
+        K::TimedOut | K::WouldBlock => ErrorKind::Timeout,
+        K::InvalidData => ErrorKind::Protocol,
+        _ => message_kind(&e.to_string()).unwrap_or(ErrorKind::Other),
+    }
+}
+
+/// Walk `err` and its sources; the deepest classifiable cause wins.
+pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
+    let mut found = None;
+    let mut cur: Option<&(dyn Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            found = Some(io_kind(io));
+        } else if let Some(kind) = message_kind(&e.to_string()) {
+            found = Some(kind);
+        }
+        cur = e.source();
+    }
+    found
+}
+
+/// Kinds recognisable only by the words of a message (hyper and resolvers do not expose them as types).
+pub fn message_kind(msg: &str) -> Option<ErrorKind> {
+    let m = msg.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
+    if has(&["dns error", "failed to lookup address", "name or service not known", "no address associated"]) {
+        Some(ErrorKind::Dns)
+    } else if has(&["timed out", "timeout"]) {
+        Some(ErrorKind::Timeout)
+    } else if has(&["connection refused"]) {
+        Some(ErrorKind::Connect)
+    } else if has(&["connection reset", "broken pipe", "connection closed before message completed"]) {
+        Some(ErrorKind::Reset)
+    } else if has(&["end of file before message length reached", "incomplete", "unexpected eof"]) {
+        Some(ErrorKind::Truncated)
+    } else if has(&["invalid http", "invalid status", "parse", "header"]) {
+        Some(ErrorKind::Protocol)
+    } else if has(&["certificate", "tls", "handshake"]) {
+        Some(ErrorKind::Tls)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_errors_map_to_kinds() {
+        let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "x");
+        assert_eq!(io_kind(&refused), ErrorKind::Connect);
+        let eof = io::Error::new(io::ErrorKind::UnexpectedEof, "x");
+        assert_eq!(io_kind(&eof), ErrorKind::Truncated);
+        let wrapped = io::Error::other("dns error: failed to lookup address information");
+        assert_eq!(chain_kind(&wrapped), Some(ErrorKind::Dns));
+    }
+}

@@ -1,0 +1,100 @@
+//! libcurl through the `curl` crate: an `Easy2` handle per request in fresh mode (as WWW::Curl did in the
+//! Perl script), one handle with its connection cache in reuse mode.
+
+use curl::easy::{Easy2, Handler, WriteError};
+use httpbench_shared::{ErrorKind, Mode, Outcome};
+
+use super::{Driver, DriverConfig};
+
+/// Counts body bytes without keeping them.
+#[derive(Default)]
+struct Counter {
+    bytes: u64,
+}
+
+impl Handler for Counter {
+    fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
+        self.bytes += data.len() as u64;
+        Ok(data.len())
+    }
+}
+
+/// The curl client.
+pub struct CurlDriver {
+    config: DriverConfig,
+    handle: Option<Easy2<Counter>>,
+}
+
+/// libcurl's version string, with its TLS library.
+pub fn version() -> String {
+    let v = curl::Version::get();
+    match v.ssl_version() {
+        Some(ssl) => format!("libcurl {} ({ssl})", v.version()),
+        None => format!("libcurl {}", v.version()),
+    }
+}
+
+impl CurlDriver {
+    /// A driver; handles are made lazily so set-up errors are counted like any other failure.
+    pub fn new(config: &DriverConfig) -> Self {
+        CurlDriver { config: config.clone(), handle: None }
+    }
+
+    fn new_handle(&self) -> Result<Easy2<Counter>, curl::Error> {
+        let mut h = Easy2::new(Counter::default());
+        h.url(self.config.url.as_str())?;
+        h.get(true)?;
+        h.tcp_nodelay(true)?;
+        h.timeout(self.config.timeout)?;
+        h.follow_location(false)?;
+        h.noproxy("*")?;
+        h.signal(false)?;
+        Ok(h)
+    }
+
+    fn perform(&mut self) -> Result<Outcome, curl::Error> {
+        if self.handle.is_none() || self.config.mode == Mode::Fresh {
+            self.handle = Some(self.new_handle()?);
+        }
+        let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
+        h.get_mut().bytes = 0;
+        h.perform()?;
+        let status = u16::try_from(h.response_code()?).unwrap_or(0);
+        Ok(Outcome::response(status, h.get_ref().bytes))
+    }
+}
+
+impl Driver for CurlDriver {
+    fn request(&mut self) -> Outcome {
+        match self.perform() {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                // A failed handle may hold a broken connection; start clean next time.
+                self.handle = None;
+                Outcome::failed(kind(&e), None)
+            }
+        }
+    }
+}
+
+fn kind(e: &curl::Error) -> ErrorKind {
+    if e.is_couldnt_connect() {
+        ErrorKind::Connect
+    } else if e.is_couldnt_resolve_host() {
+        ErrorKind::Dns
+    } else if e.is_operation_timedout() {
+        ErrorKind::Timeout
+    } else if e.is_partial_file() {
+        ErrorKind::Truncated
+    } else if e.is_recv_error() || e.is_send_error() || e.is_got_nothing() {
+        ErrorKind::Reset
+    } else if e.code() == 8 /* CURLE_WEIRD_SERVER_REPLY */ || e.is_unsupported_protocol() || e.is_http2_error() {
+        ErrorKind::Protocol
+    } else if e.is_too_many_redirects() {
+        ErrorKind::Redirect
+    } else if e.is_ssl_connect_error() || e.is_peer_failed_verification() || e.is_ssl_certproblem() {
+        ErrorKind::Tls
+    } else {
+        ErrorKind::Other
+    }
+}

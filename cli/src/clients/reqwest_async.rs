@@ -1,0 +1,59 @@
+//! `reqwest` async on a current-thread tokio runtime owned by the driver: every future runs on the measuring
+//! thread, so the measured time and CPU are the client's alone.
+
+use httpbench_shared::{Mode, Outcome};
+use reqwest::Client;
+use tokio::runtime::{Builder, Runtime};
+
+use super::reqwest_blocking::kind;
+use super::{Driver, DriverConfig};
+
+/// The async reqwest client.
+pub struct ReqwestAsyncDriver {
+    config: DriverConfig,
+    runtime: Runtime,
+    client: Option<Client>,
+}
+
+impl ReqwestAsyncDriver {
+    /// A driver with its own runtime.
+    pub fn new(config: &DriverConfig) -> anyhow::Result<Self> {
+        let runtime = Builder::new_current_thread().enable_all().build()?;
+        Ok(ReqwestAsyncDriver { config: config.clone(), runtime, client: None })
+    }
+
+    fn new_client(&self) -> Result<Client, reqwest::Error> {
+        Client::builder()
+            .timeout(self.config.timeout)
+            .tcp_nodelay(true)
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+    }
+}
+
+impl Driver for ReqwestAsyncDriver {
+    fn request(&mut self) -> Outcome {
+        if self.client.is_none() || self.config.mode == Mode::Fresh {
+            // Building a client needs the runtime for its connector.
+            let _guard = self.runtime.enter();
+            match self.new_client() {
+                Ok(c) => self.client = Some(c),
+                Err(e) => return Outcome::failed(kind(&e), None),
+            }
+        }
+        let Some(client) = self.client.clone() else { unreachable!("set just above") };
+        let url = self.config.url.clone();
+        self.runtime
+            .block_on(async move {
+                let mut response = client.get(url).send().await?;
+                let status = response.status().as_u16();
+                let mut bytes = 0u64;
+                while let Some(chunk) = response.chunk().await? {
+                    bytes += chunk.len() as u64;
+                }
+                Ok::<_, reqwest::Error>(Outcome::response(status, bytes))
+            })
+            .unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+    }
+}

@@ -1,0 +1,63 @@
+//! `reqwest::blocking`: a new `Client` per request in fresh mode (each brings its own runtime thread, which is
+//! what a fresh blocking client costs), one client with its pool in reuse mode.
+
+use std::io;
+
+use httpbench_shared::{ErrorKind, Mode, Outcome};
+use reqwest::blocking::Client;
+
+use super::classify::chain_kind;
+use super::{Driver, DriverConfig};
+
+/// The blocking reqwest client.
+pub struct ReqwestDriver {
+    config: DriverConfig,
+    client: Option<Client>,
+}
+
+impl ReqwestDriver {
+    /// A driver.
+    pub fn new(config: &DriverConfig) -> Self {
+        ReqwestDriver { config: config.clone(), client: None }
+    }
+
+    fn perform(&mut self) -> Result<Outcome, reqwest::Error> {
+        if self.client.is_none() || self.config.mode == Mode::Fresh {
+            self.client = Some(
+                Client::builder()
+                    .timeout(self.config.timeout)
+                    .tcp_nodelay(true)
+                    .no_proxy()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()?,
+            );
+        }
+        let Some(client) = self.client.as_ref() else { unreachable!("set just above") };
+        let mut response = client.get(self.config.url.as_str()).send()?;
+        let status = response.status().as_u16();
+        let bytes = response.copy_to(&mut io::sink())?;
+        Ok(Outcome::response(status, bytes))
+    }
+}
+
+impl Driver for ReqwestDriver {
+    fn request(&mut self) -> Outcome {
+        self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+    }
+}
+
+/// reqwest's own flags first, then the source chain for the finer kinds (DNS, reset, truncated).
+pub fn kind(e: &reqwest::Error) -> ErrorKind {
+    if e.is_timeout() {
+        return ErrorKind::Timeout;
+    }
+    if e.is_redirect() {
+        return ErrorKind::Redirect;
+    }
+    match chain_kind(e) {
+        Some(kind) => kind,
+        None if e.is_connect() => ErrorKind::Connect,
+        None if e.is_body() || e.is_decode() => ErrorKind::Truncated,
+        None => ErrorKind::Other,
+    }
+}

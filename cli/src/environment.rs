@@ -1,0 +1,42 @@
+//! What the report says about the machine: OS, architecture, CPU model, CPUs online, client versions.
+
+use std::collections::BTreeMap;
+
+use httpbench_shared::clock::{resolution, SystemClock};
+use httpbench_shared::{Environment, EnvironmentKind, Tool};
+
+use crate::clients::ClientKind;
+
+/// This program, as the report names it.
+pub fn tool() -> Tool {
+    Tool {
+        name: "httpbench".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
+    }
+}
+
+/// The native environment, with the versions of `clients`.
+pub fn detect(clients: &[ClientKind]) -> Environment {
+    let client_versions: BTreeMap<String, String> = clients.iter().map(|c| (c.name().to_string(), c.version())).collect();
+    Environment {
+        kind: EnvironmentKind::Native,
+        os: std::env::consts::OS.into(),
+        arch: std::env::consts::ARCH.into(),
+        cpu: cpu_model(),
+        cpus_online: std::thread::available_parallelism().ok().and_then(|n| u32::try_from(n.get()).ok()),
+        user_agent: None,
+        cross_origin_isolated: None,
+        timer_resolution_ns: resolution(&SystemClock::new(), 10_000).map(|d| d.as_nanos() as f64),
+        client_versions,
+    }
+}
+
+/// The CPU model name, where the OS tells it.
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+}

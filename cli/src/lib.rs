@@ -1,0 +1,132 @@
+//! httpbench, the native front end: parse and check options, run the clients against a URL or the embedded
+//! server, and print the report through the shared renderers. `main.rs` only calls [`main`].
+//!
+//! Flow: options → client drivers (`clients`) → samples → statistics in `httpbench_shared` → renderers →
+//! output. Exit codes: 0 all requests ok, 1 some failed or a file could not be written (the report is still
+//! printed), 2 bad command line or input files.
+
+pub mod args;
+pub mod clients;
+pub mod compare;
+pub mod cpu;
+pub mod environment;
+pub mod options;
+pub mod output;
+pub mod progress;
+pub mod runner;
+pub mod server;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use httpbench_shared::model::SCHEMA_VERSION;
+use httpbench_shared::{render, RenderOptions, Report, Settings, Source, Target};
+
+use crate::args::{Cli, Command};
+use crate::options::{CompareOptions, RunOptions, Usage};
+use crate::server::child::ChildServer;
+
+/// Run the program with the process's arguments.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => report_error(&e),
+    }
+}
+
+fn report_error(e: &anyhow::Error) -> ExitCode {
+    if let Some(io) = e.downcast_ref::<std::io::Error>() {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            // The reader went away (`httpbench | head`): not an error.
+            return ExitCode::SUCCESS;
+        }
+    }
+    if e.downcast_ref::<Usage>().is_some() {
+        eprintln!("httpbench: error: {e}");
+        return ExitCode::from(2);
+    }
+    eprintln!("httpbench: error: {e:#}");
+    ExitCode::from(1)
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        None => run(&RunOptions::from_args(&cli.run)?),
+        Some(Command::Run(a)) => run(&RunOptions::from_args(&a)?),
+        Some(Command::Serve(a)) => serve(&a),
+        Some(Command::Compare(a)) => {
+            let text = compare::run(&CompareOptions::from_args(&a)?)?;
+            output::print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn serve(a: &args::ServeArgs) -> anyhow::Result<ExitCode> {
+    let options = options::serve_options(a)?;
+    if !options.bind.is_loopback() {
+        eprintln!(
+            "httpbench: warning: --bind {} exposes the server beyond this machine; use 127.0.0.1 unless you mean it",
+            options.bind
+        );
+    }
+    server::run_foreground(&options)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `httpbench run`: measure, print, export.
+pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
+    clients::init_tls();
+    if cfg!(debug_assertions) {
+        eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");
+    }
+    let server = match &options.url {
+        Some(_) => None,
+        None => Some(ChildServer::start()?),
+    };
+    let url = match (&options.url, &server) {
+        (Some(u), _) => u.clone(),
+        (None, Some(s)) => s.url.clone(),
+        (None, None) => unreachable!("a server is started when no URL is given"),
+    };
+    let cases = runner::run_all(options, &url);
+    drop(server);
+    let report = Report {
+        schema_version: SCHEMA_VERSION,
+        tool: environment::tool(),
+        environment: environment::detect(&options.clients),
+        target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
+        settings: Settings {
+            count: options.count,
+            warmup: options.warmup,
+            modes: options.modes.clone(),
+            clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
+            timeout_ms: Some(options.timeout.as_millis() as u64),
+        },
+        cases,
+    };
+    emit(&report, options)
+}
+
+/// Print the report, write the exports, and choose the exit code.
+fn emit(report: &Report, options: &RunOptions) -> anyhow::Result<ExitCode> {
+    let sources = [Source::new(report)];
+    let render_options = RenderOptions { basis: options.basis };
+    output::print(&render(&sources, options.format, &render_options))?;
+    let mut ok = report.cases.iter().all(|c| c.failed() == 0);
+    for (format, path) in &options.exports {
+        let text = render(&sources, *format, &render_options);
+        if let Err(e) = output::write_atomic(path, &text) {
+            eprintln!("httpbench: error: {e:#}");
+            ok = false;
+        }
+    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,220 @@
+//! Checked options: raw arguments turned into values that are known to be usable, before any work starts.
+//! Every error names the flag and the bad value, and says what would work.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use httpbench_shared::{Format, Mode, RateBasis};
+use url::Url;
+
+use crate::args::{CompareArgs, RunArgs, ServeArgs};
+use crate::clients::ClientKind;
+use crate::server::ServeOptions;
+
+/// A mistake in the command line: reported on one line, exit code 2, before any work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Usage(pub String);
+
+impl fmt::Display for Usage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+fn usage<T>(msg: impl Into<String>) -> Result<T, Usage> {
+    Err(Usage(msg.into()))
+}
+
+/// Checked options of `httpbench run`.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The URL to benchmark; `None` means the embedded server.
+    pub url: Option<Url>,
+    /// Measured requests per case.
+    pub count: u64,
+    /// Warm-up requests per case.
+    pub warmup: u64,
+    /// Clients, in the order given, without duplicates.
+    pub clients: Vec<ClientKind>,
+    /// Modes, fresh before reuse.
+    pub modes: Vec<Mode>,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Format printed on stdout.
+    pub format: Format,
+    /// Files to write, with their formats.
+    pub exports: Vec<(Format, PathBuf)>,
+    /// Which rate the Perl-style lines show.
+    pub basis: RateBasis,
+    /// Whether a progress bar may be shown (it still needs a terminal).
+    pub progress: bool,
+}
+
+/// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.
+const MAX_COUNT: u64 = 1_000_000_000;
+
+impl RunOptions {
+    /// Check `run` arguments.
+    pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
+        if a.count == 0 || a.count > MAX_COUNT {
+            return usage(format!("-n/--count {} is out of range: give 1 to {MAX_COUNT} requests per case", a.count));
+        }
+        if a.warmup > MAX_COUNT {
+            return usage(format!("--warmup {} is out of range: give 0 to {MAX_COUNT}", a.warmup));
+        }
+        if !(a.timeout.is_finite() && a.timeout > 0.0 && a.timeout <= 3600.0) {
+            return usage(format!("--timeout {} is out of range: give seconds between 0 and 3600, e.g. 10", a.timeout));
+        }
+        let url = a.url.as_deref().map(parse_url).transpose()?;
+        let clients = parse_clients(&a.clients)?;
+        if let Some(url) = &url {
+            if let Some(c) = clients.iter().find(|c| !c.supports_scheme(url.scheme())) {
+                return usage(format!(
+                    "--clients: {c} cannot fetch {}:// URLs (it speaks plain http); drop it or use an http:// URL",
+                    url.scheme()
+                ));
+            }
+        }
+        let exports = [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
+            .into_iter()
+            .filter_map(|(f, p)| p.as_ref().map(|p| (f, p.clone())))
+            .map(|(f, p)| check_export(&p, f).map(|()| (f, p)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RunOptions {
+            url,
+            count: a.count,
+            warmup: a.warmup,
+            clients,
+            modes: parse_modes(&a.mode)?,
+            timeout: Duration::from_secs_f64(a.timeout),
+            format: parse_format(&a.format)?,
+            exports,
+            basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
+            progress: !a.no_progress,
+        })
+    }
+}
+
+/// An absolute http(s) URL with a host.
+pub fn parse_url(raw: &str) -> Result<Url, Usage> {
+    let url = Url::parse(raw).map_err(|e| {
+        Usage(format!("URL '{raw}' is not valid ({e}): give an absolute URL such as http://127.0.0.1:8080/"))
+    })?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return usage(format!("URL '{raw}' has scheme '{}': httpbench fetches http:// and https:// URLs", url.scheme()));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return usage(format!("URL '{raw}' has no host: give one, e.g. http://127.0.0.1:8080/"));
+    }
+    Ok(url)
+}
+
+fn parse_clients(list: &str) -> Result<Vec<ClientKind>, Usage> {
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if name == "all" {
+            out.extend(ClientKind::ALL);
+            continue;
+        }
+        out.push(name.parse::<ClientKind>().map_err(|e| Usage(format!("--clients: {e}")))?);
+    }
+    let mut seen = Vec::new();
+    out.retain(|c| if seen.contains(c) { false } else { seen.push(*c); true });
+    if out.is_empty() {
+        return usage(format!("--clients '{list}' names no client: give some of {}", ClientKind::names()));
+    }
+    Ok(out)
+}
+
+fn parse_modes(mode: &str) -> Result<Vec<Mode>, Usage> {
+    match mode {
+        "fresh" => Ok(vec![Mode::Fresh]),
+        "reuse" => Ok(vec![Mode::Reuse]),
+        "both" => Ok(vec![Mode::Fresh, Mode::Reuse]),
+        other => usage(format!("--mode '{other}' is not a mode: give fresh, reuse or both")),
+    }
+}
+
+fn parse_format(f: &str) -> Result<Format, Usage> {
+    f.parse().map_err(|e| Usage(format!("--format: {e}")))
+}
+
+/// Refuse an export path whose directory does not exist before spending minutes on a run.
+fn check_export(path: &Path, format: Format) -> Result<(), Usage> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if path.is_dir() {
+        return usage(format!("--export-{format} {}: is a directory; give a file name", path.display()));
+    }
+    if !dir.is_dir() {
+        return usage(format!("--export-{format} {}: directory {} does not exist; create it first", path.display(), dir.display()));
+    }
+    Ok(())
+}
+
+/// Checked options of `httpbench serve`.
+pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
+    let bind: IpAddr = a
+        .bind
+        .parse()
+        .map_err(|_| Usage(format!("--bind '{}' is not an IP address: give one such as 127.0.0.1", a.bind)))?;
+    let threads = match a.threads {
+        Some(0) => return usage("--threads 0: give at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    };
+    Ok(ServeOptions { bind, port: a.port, threads })
+}
+
+/// Checked options of `httpbench compare`.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// The result files, in the order given.
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    pub format: Format,
+    /// Which rate the Perl-style lines show.
+    pub basis: RateBasis,
+}
+
+impl CompareOptions {
+    /// Check `compare` arguments.
+    pub fn from_args(a: &CompareArgs) -> Result<Self, Usage> {
+        Ok(CompareOptions {
+            files: a.files.clone(),
+            format: parse_format(&a.format)?,
+            basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_checked_with_the_value_named() {
+        assert!(parse_url("http://127.0.0.1:8080/").is_ok());
+        let e = parse_url("ftp://example.com/").unwrap_err();
+        assert!(e.0.contains("'ftp://example.com/'") && e.0.contains("scheme"), "{e}");
+        let e = parse_url("not a url").unwrap_err();
+        assert!(e.0.contains("'not a url'"), "{e}");
+        assert!(parse_url("http://").is_err());
+    }
+
+    #[test]
+    fn clients_and_modes() {
+        assert_eq!(parse_clients("curl, raw,curl").unwrap(), vec![ClientKind::Curl, ClientKind::Raw]);
+        assert_eq!(parse_clients("all").unwrap().len(), 5);
+        assert!(parse_clients("wget").unwrap_err().0.contains("'wget'"));
+        assert!(parse_clients(",").is_err());
+        assert_eq!(parse_modes("both").unwrap(), vec![Mode::Fresh, Mode::Reuse]);
+        assert!(parse_modes("sometimes").unwrap_err().0.contains("'sometimes'"));
+    }
+}

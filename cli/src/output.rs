@@ -1,0 +1,48 @@
+//! Getting reports out: print to stdout, and write export files atomically (a temporary file in the same
+//! directory, then a rename), so an export is complete or absent, never half written.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+/// Print `text` on stdout.
+pub fn print(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Write `text` to `path` atomically.
+pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".httpbench-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}: cannot create a file in {}", path.display(), dir.display()))?;
+    tmp.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whole_files_and_names_bad_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        write_atomic(&path, "{}\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        let bad = dir.path().join("missing/r.json");
+        let e = write_atomic(&bad, "{}").unwrap_err();
+        assert!(format!("{e:#}").contains("missing/r.json"), "{e:#}");
+    }
+}
