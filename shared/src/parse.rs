@@ -44,7 +44,9 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
         reason: e.to_string(),
     })?;
     match value {
-        Value::Array(items) if items.is_empty() => Err(ReportError::NotAReport("an empty array".into())),
+        Value::Array(items) if items.is_empty() => {
+            Err(ReportError::NotAReport("an empty array".into()))
+        }
         Value::Array(items) => items.into_iter().map(report_from_value).collect(),
         other => Ok(vec![report_from_value(other)?]),
     }
@@ -52,14 +54,26 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
 
 fn report_from_value(value: Value) -> Result<Report, ReportError> {
     let Value::Object(map) = &value else {
-        return Err(ReportError::NotAReport(format!("expected a JSON object, found {}", kind(&value))));
+        return Err(ReportError::NotAReport(format!(
+            "expected a JSON object, found {}",
+            kind(&value)
+        )));
     };
     match map.get("schema_version") {
-        None => return Err(ReportError::NotAReport("it has no schema_version field".into())),
+        None => {
+            return Err(ReportError::NotAReport(
+                "it has no schema_version field".into(),
+            ))
+        }
         Some(Value::Number(n)) if n.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
-        Some(other) => return Err(ReportError::UnsupportedVersion { found: other.to_string() }),
+        Some(other) => {
+            return Err(ReportError::UnsupportedVersion {
+                found: other.to_string(),
+            })
+        }
     }
-    let report: Report = serde_json::from_value(value).map_err(|e| ReportError::Invalid(e.to_string()))?;
+    let report: Report =
+        serde_json::from_value(value).map_err(|e| ReportError::Invalid(e.to_string()))?;
     check(&report)?;
     Ok(report)
 }
@@ -88,11 +102,18 @@ fn check(report: &Report) -> Result<(), ReportError> {
         ];
         for (field, v) in times {
             if let Some(v) = v.filter(|v| !v.is_finite() || *v < 0.0) {
-                return Err(ReportError::Absurd(format!("{} is {v}, expected a finite number ≥ 0", at(field))));
+                return Err(ReportError::Absurd(format!(
+                    "{} is {v}, expected a finite number ≥ 0",
+                    at(field)
+                )));
             }
         }
         if c.ok > c.iterations {
-            return Err(ReportError::Absurd(format!("{} exceeds iterations ({})", at(&format!("ok = {}", c.ok)), c.iterations)));
+            return Err(ReportError::Absurd(format!(
+                "{} exceeds iterations ({})",
+                at(&format!("ok = {}", c.ok)),
+                c.iterations
+            )));
         }
         let failed = c.errors.values().try_fold(0u64, |a, b| a.checked_add(*b));
         if failed.and_then(|f| f.checked_add(c.ok)) != Some(c.iterations) {
@@ -105,7 +126,10 @@ fn check(report: &Report) -> Result<(), ReportError> {
         if let Some(l) = c.latency_ns {
             let all = [l.min, l.mean, l.stddev, l.p50, l.p90, l.p99, l.p999, l.max];
             if all.iter().any(|v| !v.is_finite() || *v < 0.0) || l.min > l.max {
-                return Err(ReportError::Absurd(format!("{} holds a negative, non-finite or inverted value", at("latency_ns"))));
+                return Err(ReportError::Absurd(format!(
+                    "{} holds a negative, non-finite or inverted value",
+                    at("latency_ns")
+                )));
             }
         }
     }

@@ -24,7 +24,10 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let timings: Vec<Timing> = rows.iter().map(timing).collect();
     out.push_str(&timethese(&timings, options.basis));
     out.push('\n');
-    let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(options.basis))).collect();
+    let rates: Vec<(String, f64)> = timings
+        .iter()
+        .map(|t| (t.name.clone(), t.rate(options.basis)))
+        .collect();
     out.push_str(&cmpthese(&rates));
     out.push('\n');
     let body: Vec<Vec<String>> = rows.iter().map(stats_row).collect();
@@ -55,7 +58,11 @@ fn header(source: &Source<'_>) -> String {
     if let Some(ua) = &e.user_agent {
         machine.push_str(&format!(" · {ua}"));
     }
-    let server = if r.target.embedded_server { " (embedded server)" } else { "" };
+    let server = if r.target.embedded_server {
+        " (embedded server)"
+    } else {
+        ""
+    };
     let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
     format!(
         "{tag}{} {} ({}) · {machine}\n{tag}GET {}{server} · {} requests per case after {} warm-up · mode {}\n",

@@ -1,0 +1,189 @@
+//! Shared by the end-to-end tests: the binary, a `httpbench serve` child, and a small HTTP server written
+//! here so tests do not depend on the server they are testing.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The `httpbench` binary built for these tests.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_httpbench"))
+}
+
+/// Run `httpbench ARGS` with a time limit, returning (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_httpbench"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("httpbench runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Run and parse stdout as the JSON result file.
+pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let (code, out, err) = run(&all);
+    let v = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{out}\nstderr:\n{err}"));
+    (code, v, err)
+}
+
+/// `httpbench serve --port 0` as a child process; killed on drop.
+pub struct Serve {
+    child: Child,
+    /// Base URL, ending in `/`.
+    pub url: String,
+}
+
+impl Serve {
+    pub fn start() -> Self {
+        let mut child = bin()
+            .args(["serve", "--port", "0", "--threads", "2"])
+            .stdout(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("httpbench serve starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("serve prints its address")
+            .to_string();
+        Serve { child, url }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A minimal HTTP/1.1 server written for the tests: keep-alive, a fixed body, on 127.0.0.1.
+pub struct TestServer {
+    /// Base URL, ending in `/`.
+    pub url: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl TestServer {
+    /// Serve `body` with status 200 to every request.
+    pub fn fixed(body: &'static [u8]) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        listener.set_nonblocking(true).unwrap();
+        thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((s, _)) => {
+                        thread::spawn(move || serve_conn(s, body));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        });
+        TestServer { url, stop }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn serve_conn(mut s: TcpStream, body: &[u8]) {
+    let _ = s.set_nonblocking(false);
+    let _ = s.set_nodelay(true);
+    let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            match s.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+        buf.drain(..end);
+        let close = head.contains("connection: close") || head.contains("http/1.0");
+        let resp = format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: text/plain\r\n{}\r\n",
+            body.len(),
+            if close { "Connection: close\r\n" } else { "" }
+        );
+        if s.write_all(resp.as_bytes())
+            .and_then(|_| s.write_all(body))
+            .is_err()
+            || close
+        {
+            return;
+        }
+    }
+}
+
+/// A port on 127.0.0.1 with nothing listening (bound, then released).
+pub fn refused_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A fresh directory under the target dir, for files a test writes.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The cases of a result file.
+pub fn cases(v: &Value) -> &Vec<Value> {
+    v["cases"].as_array().expect("cases is an array")
+}
+
+/// Plain GET with std, returning (head, body) — to test the server without any client under test.
+pub fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
+    let addr = url_base.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).unwrap();
+    let split = all
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a response head");
+    (
+        String::from_utf8_lossy(&all[..split]).into_owned(),
+        all[split + 4..].to_vec(),
+    )
+}

@@ -1,0 +1,10 @@
+//! End-to-end tests: the real `httpbench` binary against real servers on 127.0.0.1 (its own embedded server,
+//! servers written in the test, and Perl's seed script against `httpbench serve`). One test binary, a module
+//! per area.
+
+mod compare;
+mod helpers;
+mod perl_seed;
+mod run;
+mod schema;
+mod serve;

@@ -1,0 +1,87 @@
+//! The committed JSON Schema of the result file: generated from the model's types (their doc comments become
+//! the descriptions), kept in `schema/result-v1.schema.json`, and used to validate real output.
+//! Regenerate with `UPDATE_SCHEMA=1 cargo test -p httpbench --test e2e schema`.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+fn committed_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v1.schema.json")
+}
+
+fn generated() -> Value {
+    serde_json::to_value(schemars::schema_for!(httpbench_shared::Report)).unwrap()
+}
+
+fn committed() -> Value {
+    let text = std::fs::read_to_string(committed_path())
+        .expect("schema/result-v1.schema.json is committed");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Validate a result file against the committed schema, listing every violation.
+pub fn validate(instance: &Value) {
+    let validator =
+        jsonschema::validator_for(&committed()).expect("the committed schema is a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "result file does not match the schema:\n{}",
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn committed_schema_matches_the_model() {
+    let fresh = generated();
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        let text = serde_json::to_string_pretty(&fresh).unwrap() + "\n";
+        std::fs::write(committed_path(), text).unwrap();
+    }
+    assert_eq!(committed(), fresh, "the model changed: regenerate with UPDATE_SCHEMA=1 (and bump the version if readers break)");
+}
+
+#[test]
+fn every_field_is_documented() {
+    fn walk(v: &Value, path: &str, missing: &mut Vec<String>) {
+        if let Some(props) = v.get("properties").and_then(Value::as_object) {
+            for (name, p) in props {
+                let has_doc = p.get("description").is_some()
+                    || p.get("$ref").is_some()
+                    || p.get("allOf").is_some()
+                    || p.get("anyOf").is_some();
+                if !has_doc {
+                    missing.push(format!("{path}.{name}"));
+                }
+                walk(p, &format!("{path}.{name}"), missing);
+            }
+        }
+        if let Some(defs) = v.get("$defs").and_then(Value::as_object) {
+            for (name, d) in defs {
+                if d.get("description").is_none() {
+                    missing.push(format!("$defs.{name}"));
+                }
+                walk(d, &format!("$defs.{name}"), missing);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&committed(), "", &mut missing);
+    assert!(missing.is_empty(), "undocumented: {missing:?}");
+}
+
+#[test]
+fn the_schema_rejects_what_it_should() {
+    let validator = jsonschema::validator_for(&committed()).unwrap();
+    assert!(
+        !validator.is_valid(&serde_json::json!({"schema_version": 1})),
+        "missing fields"
+    );
+    let mut extra = serde_json::json!({});
+    extra["unexpected"] = Value::Bool(true);
+    assert!(!validator.is_valid(&extra));
+}
