@@ -1,0 +1,123 @@
+//! Snapshot tests of every renderer, on reports built from fixed inputs through the real recorder (no clock),
+//! so the output is exact and any change to a layout shows up as a snapshot diff.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use httpbench_shared::model::SCHEMA_VERSION;
+use httpbench_shared::{
+    render, CpuTime, Environment, EnvironmentKind, ErrorKind, Format, Mode, Outcome, RateBasis, Recorder,
+    RenderOptions, Report, Settings, Source, Target, Tool,
+};
+
+/// A case whose i-th request took `base_us + (i % spread) µs`; `fail` requests failed with `kind`.
+fn case(client: &str, mode: Mode, base_us: u64, spread: u64, fail: u64, cpu: Option<(u64, u64)>) -> httpbench_shared::Case {
+    let mut r = Recorder::new();
+    let mut wall = Duration::ZERO;
+    for i in 0..200u64 {
+        let d = Duration::from_micros(base_us + i % spread);
+        wall += d;
+        let outcome = if i < fail { Outcome::failed(ErrorKind::Connect, None) } else { Outcome::response(200, 612) };
+        r.record(&outcome, d);
+    }
+    let cpu = cpu.map(|(u, s)| CpuTime { user: Duration::from_millis(u), sys: Duration::from_millis(s) });
+    r.finish(client, mode, wall, cpu)
+}
+
+fn native() -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool { name: "httpbench".into(), version: "0.1.0".into(), build_profile: "release".into() },
+        environment: Environment {
+            kind: EnvironmentKind::Native,
+            os: "linux".into(),
+            arch: "x86_64".into(),
+            cpu: Some("Test CPU".into()),
+            cpus_online: Some(2),
+            user_agent: None,
+            cross_origin_isolated: None,
+            timer_resolution_ns: Some(20.0),
+            client_versions: BTreeMap::from([("curl".into(), "libcurl 7.88.1".into())]),
+        },
+        target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: true },
+        settings: Settings {
+            count: 200,
+            warmup: 10,
+            modes: vec![Mode::Fresh, Mode::Reuse],
+            clients: vec!["curl".into(), "raw".into()],
+            timeout_ms: Some(10_000),
+        },
+        cases: vec![
+            case("curl", Mode::Fresh, 180, 40, 0, Some((20, 18))),
+            case("curl", Mode::Reuse, 80, 20, 0, Some((9, 3))),
+            case("raw", Mode::Fresh, 120, 30, 0, Some((8, 10))),
+            case("raw", Mode::Reuse, 35, 10, 3, Some((2, 2))),
+        ],
+    }
+}
+
+fn browser() -> Report {
+    let mut r = native();
+    r.tool = Tool { name: "httpbench-web".into(), version: "0.1.0".into(), build_profile: "release".into() };
+    r.environment.kind = EnvironmentKind::Browser;
+    r.environment.os = "Linux".into();
+    r.environment.arch = "wasm32".into();
+    r.environment.cpu = None;
+    r.environment.user_agent = Some("HeadlessChrome/156".into());
+    r.environment.cross_origin_isolated = Some(true);
+    r.settings.modes = vec![Mode::Reuse];
+    r.settings.clients = vec!["fetch".into(), "js-fetch".into()];
+    r.cases = vec![case("fetch", Mode::Reuse, 2400, 300, 0, None), case("js-fetch", Mode::Reuse, 2300, 250, 0, None)];
+    r
+}
+
+fn one(format: Format, basis: RateBasis) -> String {
+    let r = native();
+    render(&[Source::new(&r)], format, &RenderOptions { basis })
+}
+
+#[test]
+fn text_wall() {
+    insta::assert_snapshot!(one(Format::Text, RateBasis::Wall));
+}
+
+#[test]
+fn text_perl_cpu() {
+    insta::assert_snapshot!(one(Format::Text, RateBasis::Cpu));
+}
+
+#[test]
+fn markdown() {
+    insta::assert_snapshot!(one(Format::Markdown, RateBasis::Wall));
+}
+
+#[test]
+fn csv() {
+    insta::assert_snapshot!(one(Format::Csv, RateBasis::Wall));
+}
+
+#[test]
+fn json_round_trips() {
+    let text = one(Format::Json, RateBasis::Wall);
+    insta::assert_snapshot!(text);
+    let back = httpbench_shared::parse::parse_reports(&text).unwrap();
+    assert_eq!(back, vec![native()]);
+}
+
+#[test]
+fn browser_and_native_side_by_side() {
+    let (n, b) = (native(), browser());
+    let out = render(&[Source::new(&n), Source::new(&b)], Format::Text, &RenderOptions::default());
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn two_runs_of_one_environment_are_told_apart_by_tag() {
+    let (a, b) = (native(), native());
+    let sources = [Source { report: &a, tag: Some("before") }, Source { report: &b, tag: Some("after") }];
+    let out = render(&sources, Format::Text, &RenderOptions::default());
+    assert!(out.contains("before/curl/fresh") && out.contains("after/raw/reuse"), "{out}");
+    let sources = [Source { report: &a, tag: Some("same") }, Source { report: &b, tag: Some("same") }];
+    let out = render(&sources, Format::Csv, &RenderOptions::default());
+    assert!(out.contains("\nsame/curl/fresh,") && out.contains("\nsame/curl/fresh#2,"), "{out}");
+}
