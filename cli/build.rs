@@ -8,10 +8,7 @@ fn main() {
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
     for name in ["ureq", "reqwest", "hyper", "curl"] {
         let version = locked_version(&text, name).unwrap_or_else(|| "unknown".to_string());
-        println!(
-            "cargo:rustc-env=HTTPBENCH_VERSION_{}={version}",
-            name.to_uppercase()
-        );
+        println!("cargo:rustc-env=HTTPBENCH_VERSION_{}={version}", name.to_uppercase());
     }
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = std::process::Command::new(rustc)
@@ -30,11 +27,7 @@ fn locked_version(lock: &str, name: &str) -> Option<String> {
     while let Some(line) = lines.next() {
         if line.trim() == format!("name = \"{name}\"") {
             let next = lines.next()?;
-            return next
-                .trim()
-                .strip_prefix("version = \"")?
-                .strip_suffix('"')
-                .map(str::to_string);
+            return next.trim().strip_prefix("version = \"")?.strip_suffix('"').map(str::to_string);
         }
     }
     None

@@ -16,28 +16,13 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 pub fn run(options: &CompareOptions) -> anyhow::Result<String> {
     let mut loaded: Vec<(String, Report)> = Vec::new();
     for path in &options.files {
-        let tag = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "?".into());
+        let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
         for report in load(path)? {
             loaded.push((tag.clone(), report));
         }
     }
-    let sources: Vec<Source<'_>> = loaded
-        .iter()
-        .map(|(tag, r)| Source {
-            report: r,
-            tag: Some(tag),
-        })
-        .collect();
-    Ok(render(
-        &sources,
-        options.format,
-        &RenderOptions {
-            basis: options.basis,
-        },
-    ))
+    let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source { report: r, tag: Some(tag) }).collect();
+    Ok(render(&sources, options.format, &RenderOptions { basis: options.basis }))
 }
 
 /// Read one file's reports.

@@ -11,10 +11,7 @@ pub fn process_cpu() -> Option<CpuTime> {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: RUSAGE_SELF with a valid pointer.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    (rc == 0).then(|| CpuTime {
-        user: timeval(usage.ru_utime),
-        sys: timeval(usage.ru_stime),
-    })
+    (rc == 0).then(|| CpuTime { user: timeval(usage.ru_utime), sys: timeval(usage.ru_stime) })
 }
 
 fn timeval(t: libc::timeval) -> Duration {
@@ -24,10 +21,7 @@ fn timeval(t: libc::timeval) -> Duration {
 /// CPU time spent between two readings.
 pub fn since(start: Option<CpuTime>, end: Option<CpuTime>) -> Option<CpuTime> {
     let (s, e) = (start?, end?);
-    Some(CpuTime {
-        user: e.user.saturating_sub(s.user),
-        sys: e.sys.saturating_sub(s.sys),
-    })
+    Some(CpuTime { user: e.user.saturating_sub(s.user), sys: e.sys.saturating_sub(s.sys) })
 }
 
 #[cfg(test)]
@@ -44,9 +38,6 @@ mod tests {
         }
         std::hint::black_box(x);
         let used = since(start, process_cpu()).expect("getrusage works on this OS");
-        assert!(
-            used.user + used.sys >= Duration::from_millis(20),
-            "{used:?}"
-        );
+        assert!(used.user + used.sys >= Duration::from_millis(20), "{used:?}");
     }
 }

@@ -12,29 +12,20 @@ pub fn tool() -> Tool {
     Tool {
         name: "httpbench".into(),
         version: env!("CARGO_PKG_VERSION").into(),
-        build_profile: if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        }
-        .into(),
+        build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
     }
 }
 
 /// The native environment, with the versions of `clients`.
 pub fn detect(clients: &[ClientKind]) -> Environment {
-    let client_versions: BTreeMap<String, String> = clients
-        .iter()
-        .map(|c| (c.name().to_string(), c.version()))
-        .collect();
+    let client_versions: BTreeMap<String, String> =
+        clients.iter().map(|c| (c.name().to_string(), c.version())).collect();
     Environment {
         kind: EnvironmentKind::Native,
         os: std::env::consts::OS.into(),
         arch: std::env::consts::ARCH.into(),
         cpu: cpu_model(),
-        cpus_online: std::thread::available_parallelism()
-            .ok()
-            .and_then(|n| u32::try_from(n.get()).ok()),
+        cpus_online: std::thread::available_parallelism().ok().and_then(|n| u32::try_from(n.get()).ok()),
         user_agent: None,
         cross_origin_isolated: None,
         timer_resolution_ns: resolution(&SystemClock::new(), 10_000).map(|d| d.as_nanos() as f64),

@@ -102,19 +102,12 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         schema_version: SCHEMA_VERSION,
         tool: environment::tool(),
         environment: environment::detect(&options.clients),
-        target: Target {
-            url: url.to_string(),
-            embedded_server: options.url.is_none(),
-        },
+        target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
         settings: Settings {
             count: options.count,
             warmup: options.warmup,
             modes: options.modes.clone(),
-            clients: options
-                .clients
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect(),
+            clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
             timeout_ms: Some(options.timeout.as_millis() as u64),
         },
         cases,
@@ -125,9 +118,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
 /// Print the report, write the exports, and choose the exit code.
 fn emit(report: &Report, options: &RunOptions) -> anyhow::Result<ExitCode> {
     let sources = [Source::new(report)];
-    let render_options = RenderOptions {
-        basis: options.basis,
-    };
+    let render_options = RenderOptions { basis: options.basis };
     output::print(&render(&sources, options.format, &render_options))?;
     let mut ok = report.cases.iter().all(|c| c.failed() == 0);
     for (format, path) in &options.exports {
@@ -137,9 +128,5 @@ fn emit(report: &Report, options: &RunOptions) -> anyhow::Result<ExitCode> {
             ok = false;
         }
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -61,22 +61,13 @@ impl RunOptions {
     /// Check `run` arguments.
     pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
         if a.count == 0 || a.count > MAX_COUNT {
-            return usage(format!(
-                "-n/--count {} is out of range: give 1 to {MAX_COUNT} requests per case",
-                a.count
-            ));
+            return usage(format!("-n/--count {} is out of range: give 1 to {MAX_COUNT} requests per case", a.count));
         }
         if a.warmup > MAX_COUNT {
-            return usage(format!(
-                "--warmup {} is out of range: give 0 to {MAX_COUNT}",
-                a.warmup
-            ));
+            return usage(format!("--warmup {} is out of range: give 0 to {MAX_COUNT}", a.warmup));
         }
         if !(a.timeout.is_finite() && a.timeout > 0.0 && a.timeout <= 3600.0) {
-            return usage(format!(
-                "--timeout {} is out of range: give seconds between 0 and 3600, e.g. 10",
-                a.timeout
-            ));
+            return usage(format!("--timeout {} is out of range: give seconds between 0 and 3600, e.g. 10", a.timeout));
         }
         let url = a.url.as_deref().map(parse_url).transpose()?;
         let clients = parse_clients(&a.clients)?;
@@ -88,15 +79,12 @@ impl RunOptions {
                 ));
             }
         }
-        let exports = [
-            (Format::Json, &a.export_json),
-            (Format::Markdown, &a.export_markdown),
-            (Format::Csv, &a.export_csv),
-        ]
-        .into_iter()
-        .filter_map(|(f, p)| p.as_ref().map(|p| (f, p.clone())))
-        .map(|(f, p)| check_export(&p, f).map(|()| (f, p)))
-        .collect::<Result<Vec<_>, _>>()?;
+        let exports =
+            [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
+                .into_iter()
+                .filter_map(|(f, p)| p.as_ref().map(|p| (f, p.clone())))
+                .map(|(f, p)| check_export(&p, f).map(|()| (f, p)))
+                .collect::<Result<Vec<_>, _>>()?;
         Ok(RunOptions {
             url,
             count: a.count,
@@ -106,11 +94,7 @@ impl RunOptions {
             timeout: Duration::from_secs_f64(a.timeout),
             format: parse_format(&a.format)?,
             exports,
-            basis: if a.perl {
-                RateBasis::Cpu
-            } else {
-                RateBasis::Wall
-            },
+            basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
         })
     }
@@ -119,9 +103,7 @@ impl RunOptions {
 /// An absolute http(s) URL with a host.
 pub fn parse_url(raw: &str) -> Result<Url, Usage> {
     let url = Url::parse(raw).map_err(|e| {
-        Usage(format!(
-            "URL '{raw}' is not valid ({e}): give an absolute URL such as http://127.0.0.1:8080/"
-        ))
+        Usage(format!("URL '{raw}' is not valid ({e}): give an absolute URL such as http://127.0.0.1:8080/"))
     })?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return usage(format!(
@@ -130,9 +112,7 @@ pub fn parse_url(raw: &str) -> Result<Url, Usage> {
         ));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return usage(format!(
-            "URL '{raw}' has no host: give one, e.g. http://127.0.0.1:8080/"
-        ));
+        return usage(format!("URL '{raw}' has no host: give one, e.g. http://127.0.0.1:8080/"));
     }
     Ok(url)
 }
@@ -144,10 +124,7 @@ fn parse_clients(list: &str) -> Result<Vec<ClientKind>, Usage> {
             out.extend(ClientKind::ALL);
             continue;
         }
-        out.push(
-            name.parse::<ClientKind>()
-                .map_err(|e| Usage(format!("--clients: {e}")))?,
-        );
+        out.push(name.parse::<ClientKind>().map_err(|e| Usage(format!("--clients: {e}")))?);
     }
     let mut seen = Vec::new();
     out.retain(|c| {
@@ -159,10 +136,7 @@ fn parse_clients(list: &str) -> Result<Vec<ClientKind>, Usage> {
         }
     });
     if out.is_empty() {
-        return usage(format!(
-            "--clients '{list}' names no client: give some of {}",
-            ClientKind::names()
-        ));
+        return usage(format!("--clients '{list}' names no client: give some of {}", ClientKind::names()));
     }
     Ok(out)
 }
@@ -172,9 +146,7 @@ fn parse_modes(mode: &str) -> Result<Vec<Mode>, Usage> {
         "fresh" => Ok(vec![Mode::Fresh]),
         "reuse" => Ok(vec![Mode::Reuse]),
         "both" => Ok(vec![Mode::Fresh, Mode::Reuse]),
-        other => usage(format!(
-            "--mode '{other}' is not a mode: give fresh, reuse or both"
-        )),
+        other => usage(format!("--mode '{other}' is not a mode: give fresh, reuse or both")),
     }
 }
 
@@ -189,10 +161,7 @@ fn check_export(path: &Path, format: Format) -> Result<(), Usage> {
         _ => Path::new("."),
     };
     if path.is_dir() {
-        return usage(format!(
-            "--export-{format} {}: is a directory; give a file name",
-            path.display()
-        ));
+        return usage(format!("--export-{format} {}: is a directory; give a file name", path.display()));
     }
     if !dir.is_dir() {
         return usage(format!(
@@ -206,24 +175,16 @@ fn check_export(path: &Path, format: Format) -> Result<(), Usage> {
 
 /// Checked options of `httpbench serve`.
 pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
-    let bind: IpAddr = a.bind.parse().map_err(|_| {
-        Usage(format!(
-            "--bind '{}' is not an IP address: give one such as 127.0.0.1",
-            a.bind
-        ))
-    })?;
+    let bind: IpAddr = a
+        .bind
+        .parse()
+        .map_err(|_| Usage(format!("--bind '{}' is not an IP address: give one such as 127.0.0.1", a.bind)))?;
     let threads = match a.threads {
         Some(0) => return usage("--threads 0: give at least 1"),
         Some(n) => n,
-        None => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    Ok(ServeOptions {
-        bind,
-        port: a.port,
-        threads,
-    })
+    Ok(ServeOptions { bind, port: a.port, threads })
 }
 
 /// Checked options of `httpbench compare`.
@@ -243,11 +204,7 @@ impl CompareOptions {
         Ok(CompareOptions {
             files: a.files.clone(),
             format: parse_format(&a.format)?,
-            basis: if a.perl {
-                RateBasis::Cpu
-            } else {
-                RateBasis::Wall
-            },
+            basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
         })
     }
 }
@@ -260,10 +217,7 @@ mod tests {
     fn urls_are_checked_with_the_value_named() {
         assert!(parse_url("http://127.0.0.1:8080/").is_ok());
         let e = parse_url("ftp://example.com/").unwrap_err();
-        assert!(
-            e.0.contains("'ftp://example.com/'") && e.0.contains("scheme"),
-            "{e}"
-        );
+        assert!(e.0.contains("'ftp://example.com/'") && e.0.contains("scheme"), "{e}");
         let e = parse_url("not a url").unwrap_err();
         assert!(e.0.contains("'not a url'"), "{e}");
         assert!(parse_url("http://").is_err());
@@ -271,17 +225,11 @@ mod tests {
 
     #[test]
     fn clients_and_modes() {
-        assert_eq!(
-            parse_clients("curl, raw,curl").unwrap(),
-            vec![ClientKind::Curl, ClientKind::Raw]
-        );
+        assert_eq!(parse_clients("curl, raw,curl").unwrap(), vec![ClientKind::Curl, ClientKind::Raw]);
         assert_eq!(parse_clients("all").unwrap().len(), 5);
         assert!(parse_clients("wget").unwrap_err().0.contains("'wget'"));
         assert!(parse_clients(",").is_err());
         assert_eq!(parse_modes("both").unwrap(), vec![Mode::Fresh, Mode::Reuse]);
-        assert!(parse_modes("sometimes")
-            .unwrap_err()
-            .0
-            .contains("'sometimes'"));
+        assert!(parse_modes("sometimes").unwrap_err().0.contains("'sometimes'"));
     }
 }

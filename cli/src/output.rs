@@ -22,21 +22,10 @@ pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".httpbench-")
         .tempfile_in(dir)
-        .with_context(|| {
-            format!(
-                "cannot write {}: cannot create a file in {}",
-                path.display(),
-                dir.display()
-            )
-        })?;
-    tmp.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file()
-        .sync_all()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .with_context(|| format!("cannot write {}: cannot create a file in {}", path.display(), dir.display()))?;
+    tmp.write_all(text.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
 

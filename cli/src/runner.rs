@@ -28,11 +28,7 @@ pub fn run_all(options: &RunOptions, url: &Url) -> Vec<Case> {
 /// One case. A client that cannot even be set up yields a case whose requests all failed (kind `other`),
 /// so the other cases still run and the report shows what happened.
 pub fn run_case(options: &RunOptions, url: &Url, client: ClientKind, mode: Mode) -> Case {
-    let config = DriverConfig {
-        url: url.clone(),
-        mode,
-        timeout: options.timeout,
-    };
+    let config = DriverConfig { url: url.clone(), mode, timeout: options.timeout };
     let label = format!("{client}/{mode}");
     let mut recorder = Recorder::new();
     let mut driver = match client.driver(&config) {

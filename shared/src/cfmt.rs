@@ -42,11 +42,7 @@ pub fn general(v: f64) -> String {
         return s.to_string();
     }
     if v == 0.0 {
-        return if v.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
+        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
     }
     // C decides on the exponent that %e with precision P-1 would print, i.e. after rounding.
     let e_form = format!("{v:.prec$e}", prec = (PRECISION - 1) as usize);

@@ -28,9 +28,7 @@ impl Default for SystemClock {
 impl SystemClock {
     /// A clock whose origin is now.
     pub fn new() -> Self {
-        SystemClock {
-            origin: std::time::Instant::now(),
-        }
+        SystemClock { origin: std::time::Instant::now() }
     }
 }
 
@@ -56,15 +54,10 @@ impl Clock for SystemClock {
         let global = js_sys::global();
         let performance = match global.clone().dyn_into::<web_sys::Window>() {
             Ok(window) => window.performance(),
-            Err(_) => global
-                .dyn_into::<web_sys::WorkerGlobalScope>()
-                .ok()
-                .and_then(|w| w.performance()),
+            Err(_) => global.dyn_into::<web_sys::WorkerGlobalScope>().ok().and_then(|w| w.performance()),
         };
         // Without a Performance object (never seen in a browser) fall back to the millisecond wall clock.
-        let ms = performance
-            .map(|p| p.now())
-            .unwrap_or_else(js_sys::Date::now);
+        let ms = performance.map(|p| p.now()).unwrap_or_else(js_sys::Date::now);
         Duration::from_secs_f64(ms.max(0.0) / 1000.0)
     }
 }

@@ -12,9 +12,7 @@ pub mod stats;
 pub mod units;
 pub mod view;
 
-pub use model::{
-    Case, Environment, EnvironmentKind, ErrorKind, Latency, Mode, Report, Settings, Target, Tool,
-};
+pub use model::{Case, Environment, EnvironmentKind, ErrorKind, Latency, Mode, Report, Settings, Target, Tool};
 pub use perl::RateBasis;
 pub use render::{render, Format, RenderOptions};
 pub use stats::{CpuTime, Outcome, Recorder};

@@ -44,9 +44,7 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
         reason: e.to_string(),
     })?;
     match value {
-        Value::Array(items) if items.is_empty() => {
-            Err(ReportError::NotAReport("an empty array".into()))
-        }
+        Value::Array(items) if items.is_empty() => Err(ReportError::NotAReport("an empty array".into())),
         Value::Array(items) => items.into_iter().map(report_from_value).collect(),
         other => Ok(vec![report_from_value(other)?]),
     }
@@ -54,26 +52,14 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
 
 fn report_from_value(value: Value) -> Result<Report, ReportError> {
     let Value::Object(map) = &value else {
-        return Err(ReportError::NotAReport(format!(
-            "expected a JSON object, found {}",
-            kind(&value)
-        )));
+        return Err(ReportError::NotAReport(format!("expected a JSON object, found {}", kind(&value))));
     };
     match map.get("schema_version") {
-        None => {
-            return Err(ReportError::NotAReport(
-                "it has no schema_version field".into(),
-            ))
-        }
+        None => return Err(ReportError::NotAReport("it has no schema_version field".into())),
         Some(Value::Number(n)) if n.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
-        Some(other) => {
-            return Err(ReportError::UnsupportedVersion {
-                found: other.to_string(),
-            })
-        }
+        Some(other) => return Err(ReportError::UnsupportedVersion { found: other.to_string() }),
     }
-    let report: Report =
-        serde_json::from_value(value).map_err(|e| ReportError::Invalid(e.to_string()))?;
+    let report: Report = serde_json::from_value(value).map_err(|e| ReportError::Invalid(e.to_string()))?;
     check(&report)?;
     Ok(report)
 }
@@ -102,10 +88,7 @@ fn check(report: &Report) -> Result<(), ReportError> {
         ];
         for (field, v) in times {
             if let Some(v) = v.filter(|v| !v.is_finite() || *v < 0.0) {
-                return Err(ReportError::Absurd(format!(
-                    "{} is {v}, expected a finite number ≥ 0",
-                    at(field)
-                )));
+                return Err(ReportError::Absurd(format!("{} is {v}, expected a finite number ≥ 0", at(field))));
             }
         }
         if c.ok > c.iterations {

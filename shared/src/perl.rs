@@ -48,11 +48,7 @@ const WARN_TOO_FEW: &str = "            (warning: too few iterations for a relia
 
 /// The `Benchmark: timing N iterations of a, b...` header. Names are sorted as Perl's `sort keys` does.
 pub fn timethese_header(timings: &[Timing]) -> String {
-    let names = sorted(timings)
-        .iter()
-        .map(|t| t.name.as_str())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let names = sorted(timings).iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
     match timings.first().map(|t| t.iterations) {
         Some(n) if timings.iter().all(|t| t.iterations == n) => {
             format!("Benchmark: timing {n} iterations of {names}...\n")
@@ -107,11 +103,7 @@ fn timestr(t: &Timing, basis: RateBasis) -> String {
     };
     let mut s = format!("{wall} wallclock secs {cpu}");
     if let Some(rate) = rate {
-        s.push_str(&format!(
-            " @ {}/s (n={})",
-            pad_left(&fixed(rate, 2), 5),
-            t.iterations
-        ));
+        s.push_str(&format!(" @ {}/s (n={})", pad_left(&fixed(rate, 2), 5), t.iterations));
     }
     s
 }
@@ -133,10 +125,7 @@ pub fn cmpthese(rates: &[(String, f64)]) -> String {
     let display_as_rate = vals[(vals.len() - 1) >> 1].1 > 1.0;
 
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(vals.len() + 1);
-    let mut top = vec![
-        String::new(),
-        if display_as_rate { "Rate" } else { "s/iter" }.to_string(),
-    ];
+    let mut top = vec![String::new(), if display_as_rate { "Rate" } else { "s/iter" }.to_string()];
     top.extend(vals.iter().map(|v| v.0.clone()));
     let mut widths: Vec<usize> = top.iter().map(|s| s.chars().count()).collect();
     rows.push(top);
@@ -163,13 +152,7 @@ pub fn cmpthese(rates: &[(String, f64)]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, w))| {
-                if i == 0 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
+            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
             .collect();
         out.push_str(&cells.join(" "));
         out.push('\n');
@@ -179,11 +162,7 @@ pub fn cmpthese(rates: &[(String, f64)]) -> String {
 
 /// Column 1 of a `cmpthese` row: fewer decimals the bigger the number, scientific below 0.1.
 fn format_rate(row_rate: f64, display_as_rate: bool) -> String {
-    let rate = if display_as_rate {
-        row_rate
-    } else {
-        1.0 / row_rate
-    };
+    let rate = if display_as_rate { row_rate } else { 1.0 / row_rate };
     let mut s = if rate >= 100.0 {
         fixed(rate, 0)
     } else if rate >= 10.0 {

@@ -28,20 +28,12 @@ pub struct Outcome {
 impl Outcome {
     /// A complete response.
     pub fn response(status: u16, body_bytes: u64) -> Self {
-        Outcome {
-            status: Some(status),
-            body_bytes,
-            error: None,
-        }
+        Outcome { status: Some(status), body_bytes, error: None }
     }
 
     /// A failed request, with the status if a response head had arrived.
     pub fn failed(kind: ErrorKind, status: Option<u16>) -> Self {
-        Outcome {
-            status,
-            body_bytes: 0,
-            error: Some(kind),
-        }
+        Outcome { status, body_bytes: 0, error: Some(kind) }
     }
 
     /// Why this request is not ok, or `None` if it is (2xx and no transport error).
@@ -89,8 +81,7 @@ impl Recorder {
     pub fn new() -> Self {
         // The bounds and precision are constants known to be valid, so construction cannot fail.
         #[allow(clippy::expect_used)]
-        let histogram =
-            Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds");
+        let histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds");
         Recorder {
             histogram,
             mean_ns: 0.0,
@@ -142,11 +133,7 @@ impl Recorder {
         if self.ok == 0 {
             return None;
         }
-        let stddev = if self.ok > 1 {
-            (self.m2 / (self.ok - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let stddev = if self.ok > 1 { (self.m2 / (self.ok - 1) as f64).sqrt() } else { 0.0 };
         // The histogram answers with the highest value equivalent to the bucket; keep it inside [min, max].
         let q = |quantile: f64| {
             let v = self.histogram.value_at_quantile(quantile);
@@ -174,22 +161,12 @@ impl Recorder {
             iterations: self.iterations,
             ok: self.ok,
             errors: self.errors.clone(),
-            statuses: self
-                .statuses
-                .iter()
-                .map(|(code, n)| (code.to_string(), *n))
-                .collect(),
+            statuses: self.statuses.iter().map(|(code, n)| (code.to_string(), *n)).collect(),
             wall_secs,
             cpu_user_secs: cpu.map(|c| c.user.as_secs_f64()),
             cpu_sys_secs: cpu.map(|c| c.sys.as_secs_f64()),
-            rate_wall: if wall_secs > 0.0 {
-                self.ok as f64 / wall_secs
-            } else {
-                0.0
-            },
-            rate_cpu: cpu_secs
-                .filter(|s| *s > 0.0)
-                .map(|s| self.iterations as f64 / s),
+            rate_wall: if wall_secs > 0.0 { self.ok as f64 / wall_secs } else { 0.0 },
+            rate_cpu: cpu_secs.filter(|s| *s > 0.0).map(|s| self.iterations as f64 / s),
             bytes: self.bytes,
             latency_ns: self.latency(),
         }
@@ -214,11 +191,7 @@ mod tests {
         let l = r.latency().unwrap();
         assert_eq!(l.mean, 5_000.0);
         let expected = (32.0f64 / 7.0).sqrt() * 1_000.0;
-        assert!(
-            (l.stddev - expected).abs() < 1e-6,
-            "{} vs {expected}",
-            l.stddev
-        );
+        assert!((l.stddev - expected).abs() < 1e-6, "{} vs {expected}", l.stddev);
         assert_eq!(l.min, 2_000.0);
         assert_eq!(l.max, 9_000.0);
         // The histogram keeps 3 significant digits: the median is 4 µs within 0.1%.
@@ -232,12 +205,7 @@ mod tests {
             r.record(&Outcome::response(200, 1), Duration::from_nanos(v * 1_000));
         }
         let l = r.latency().unwrap();
-        for (got, want) in [
-            (l.p50, 5_000_000.0),
-            (l.p90, 9_000_000.0),
-            (l.p99, 9_900_000.0),
-            (l.p999, 9_990_000.0),
-        ] {
+        for (got, want) in [(l.p50, 5_000_000.0), (l.p90, 9_000_000.0), (l.p99, 9_900_000.0), (l.p999, 9_990_000.0)] {
             assert!((got - want).abs() / want < 0.001, "{got} vs {want}");
         }
     }
@@ -269,10 +237,7 @@ mod tests {
         for _ in 0..100 {
             r.record(&Outcome::response(200, 1), us(10));
         }
-        let cpu = CpuTime {
-            user: Duration::from_millis(150),
-            sys: Duration::from_millis(50),
-        };
+        let cpu = CpuTime { user: Duration::from_millis(150), sys: Duration::from_millis(50) };
         let case = r.finish("raw", Mode::Fresh, Duration::from_secs(1), Some(cpu));
         assert_eq!(case.rate_cpu, Some(500.0));
         assert_eq!(case.cpu_user_secs, Some(0.15));

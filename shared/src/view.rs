@@ -37,10 +37,7 @@ pub struct Row<'a> {
 
 /// Label every case of `sources`, in order.
 pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
-    let modes: BTreeSet<_> = sources
-        .iter()
-        .flat_map(|s| s.report.cases.iter().map(|c| c.mode))
-        .collect();
+    let modes: BTreeSet<_> = sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.mode)).collect();
     let kinds: BTreeSet<_> = sources.iter().map(|s| s.report.environment.kind).collect();
     let kinds_tell_apart = kinds.len() == sources.len();
     let mut rows = Vec::new();
@@ -62,11 +59,7 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
                 label.push('/');
                 label.push_str(case.mode.as_str());
             }
-            rows.push(Row {
-                label,
-                case,
-                report: source.report,
-            });
+            rows.push(Row { label, case, report: source.report });
         }
     }
     dedupe(&mut rows);

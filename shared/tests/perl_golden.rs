@@ -46,24 +46,16 @@ fn render(s: &Scenario) -> String {
             rate_wall: c.n as f64 / c.real,
         })
         .collect();
-    let rates: Vec<(String, f64)> = timings
-        .iter()
-        .map(|t| (t.name.clone(), t.rate(RateBasis::Cpu)))
-        .collect();
+    let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(RateBasis::Cpu))).collect();
     timethese(&timings, RateBasis::Cpu) + &cmpthese(&rates)
 }
 
 #[test]
 fn perl_style_output_equals_benchmark_pm_byte_for_byte() {
     let all = scenarios();
-    assert!(
-        all.len() >= 8,
-        "the scenarios cover 2 and 6 cases, s/iter, negative and huge percentages"
-    );
+    assert!(all.len() >= 8, "the scenarios cover 2 and 6 cases, s/iter, negative and huge percentages");
     for s in &all {
-        let golden =
-            std::fs::read_to_string(perl_dir().join("golden").join(format!("{}.txt", s.name)))
-                .unwrap();
+        let golden = std::fs::read_to_string(perl_dir().join("golden").join(format!("{}.txt", s.name))).unwrap();
         let ours = render(s);
         assert_eq!(
             ours, golden,
@@ -76,10 +68,7 @@ fn perl_style_output_equals_benchmark_pm_byte_for_byte() {
 #[test]
 fn committed_goldens_are_what_benchmark_pm_prints_today() {
     let out = tempfile_dir();
-    let status = Command::new("perl")
-        .arg(perl_dir().join("golden.pl"))
-        .arg(&out)
-        .status();
+    let status = Command::new("perl").arg(perl_dir().join("golden.pl")).arg(&out).status();
     let status = match status {
         Ok(s) => s,
         Err(e) => {
@@ -91,10 +80,7 @@ fn committed_goldens_are_what_benchmark_pm_prints_today() {
         let file = format!("{}.txt", s.name);
         let fresh = std::fs::read_to_string(out.join(&file)).unwrap();
         let committed = std::fs::read_to_string(perl_dir().join("golden").join(&file)).unwrap();
-        assert_eq!(
-            fresh, committed,
-            "{file}: regenerate with `perl shared/tests/perl/golden.pl`"
-        );
+        assert_eq!(fresh, committed, "{file}: regenerate with `perl shared/tests/perl/golden.pl`");
     }
     let _ = std::fs::remove_dir_all(out);
 }

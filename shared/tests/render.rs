@@ -11,7 +11,14 @@ use httpbench_shared::{
 };
 
 /// A case whose i-th request took `base_us + (i % spread) µs`; `fail` requests failed with `kind`.
-fn case(client: &str, mode: Mode, base_us: u64, spread: u64, fail: u64, cpu: Option<(u64, u64)>) -> httpbench_shared::Case {
+fn case(
+    client: &str,
+    mode: Mode,
+    base_us: u64,
+    spread: u64,
+    fail: u64,
+    cpu: Option<(u64, u64)>,
+) -> httpbench_shared::Case {
     let mut r = Recorder::new();
     let mut wall = Duration::ZERO;
     for i in 0..200u64 {

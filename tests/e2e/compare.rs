@@ -27,15 +27,10 @@ fn two_saved_runs_render_as_one_report() {
     let (code, out, err) = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains(
-            "Benchmark: timing 10 iterations of after/curl, after/raw, before/curl, before/raw..."
-        ),
+        out.contains("Benchmark: timing 10 iterations of after/curl, after/raw, before/curl, before/raw..."),
         "{out}"
     );
-    assert!(
-        out.contains("[before] httpbench") && out.contains("[after] httpbench"),
-        "{out}"
-    );
+    assert!(out.contains("[before] httpbench") && out.contains("[after] httpbench"), "{out}");
 }
 
 #[test]
@@ -43,11 +38,7 @@ fn bad_result_files_are_refused_by_name() {
     let dir = scratch("compare-bad");
     let cases = [
         ("malformed.json", "{ not json", "not valid JSON"),
-        (
-            "version.json",
-            r#"{"schema_version": 99}"#,
-            "schema_version 99",
-        ),
+        ("version.json", r#"{"schema_version": 99}"#, "schema_version 99"),
         ("missing.json", r#"{"schema_version": 1}"#, "missing field"),
         ("array.json", "[1, 2]", "not an httpbench result file"),
     ];

@@ -37,8 +37,7 @@ pub fn run_json(args: &[&str]) -> (i32, Value, String) {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     let (code, out, err) = run(&all);
-    let v = serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{out}\nstderr:\n{err}"));
+    let v = serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{out}\nstderr:\n{err}"));
     (code, v, err)
 }
 
@@ -58,14 +57,8 @@ impl Serve {
             .spawn()
             .expect("httpbench serve starts");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .expect("serve prints its address")
-            .to_string();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("listening on ").expect("serve prints its address").to_string();
         Serve { child, url }
     }
 }
@@ -136,11 +129,7 @@ fn serve_conn(mut s: TcpStream, body: &[u8]) {
             body.len(),
             if close { "Connection: close\r\n" } else { "" }
         );
-        if s.write_all(resp.as_bytes())
-            .and_then(|_| s.write_all(body))
-            .is_err()
-            || close
-        {
+        if s.write_all(resp.as_bytes()).and_then(|_| s.write_all(body)).is_err() || close {
             return;
         }
     }
@@ -154,8 +143,7 @@ pub fn refused_port() -> u16 {
 
 /// A fresh directory under the target dir, for files a test writes.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir =
-        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -171,19 +159,9 @@ pub fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
     let addr = url_base.trim_start_matches("http://").trim_end_matches('/');
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
     let mut all = Vec::new();
     s.read_to_end(&mut all).unwrap();
-    let split = all
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    (
-        String::from_utf8_lossy(&all[..split]).into_owned(),
-        all[split + 4..].to_vec(),
-    )
+    let split = all.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    (String::from_utf8_lossy(&all[..split]).into_owned(), all[split + 4..].to_vec())
 }

@@ -8,70 +8,35 @@ const CLIENTS: [&str; 5] = ["curl", "ureq", "reqwest", "reqwest-async", "raw"];
 
 #[test]
 fn every_client_and_mode_against_the_embedded_server() {
-    let (code, v, err) = run_json(&[
-        "run",
-        "-n",
-        "25",
-        "--warmup",
-        "2",
-        "--clients",
-        "all",
-        "--mode",
-        "both",
-    ]);
+    let (code, v, err) = run_json(&["run", "-n", "25", "--warmup", "2", "--clients", "all", "--mode", "both"]);
     assert_eq!(code, 0, "stderr: {err}");
     validate(&v);
     assert_eq!(v["target"]["embedded_server"], true);
-    assert!(v["target"]["url"]
-        .as_str()
-        .unwrap()
-        .starts_with("http://127.0.0.1:"));
+    assert!(v["target"]["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
     let cases = cases(&v);
     assert_eq!(cases.len(), 10);
     for client in CLIENTS {
         for mode in ["fresh", "reuse"] {
-            let c = cases
-                .iter()
-                .find(|c| c["client"] == client && c["mode"] == mode)
-                .expect("case present");
+            let c = cases.iter().find(|c| c["client"] == client && c["mode"] == mode).expect("case present");
             assert_eq!(c["iterations"], 25, "{client}/{mode}");
             assert_eq!(c["ok"], 25, "{client}/{mode}: {c}");
-            assert_eq!(
-                c["bytes"],
-                25 * 612,
-                "{client}/{mode} reads every body to the end"
-            );
+            assert_eq!(c["bytes"], 25 * 612, "{client}/{mode} reads every body to the end");
             assert_eq!(c["statuses"]["200"], 25);
             assert!(c["rate_wall"].as_f64().unwrap() > 0.0);
-            assert!(
-                c["cpu_user_secs"].as_f64().is_some(),
-                "native cases record CPU time"
-            );
+            assert!(c["cpu_user_secs"].as_f64().is_some(), "native cases record CPU time");
             let l = &c["latency_ns"];
             assert!(l["min"].as_f64().unwrap() <= l["p50"].as_f64().unwrap());
             assert!(l["p50"].as_f64().unwrap() <= l["max"].as_f64().unwrap());
         }
     }
-    assert!(v["environment"]["client_versions"]["curl"]
-        .as_str()
-        .unwrap()
-        .starts_with("libcurl"));
+    assert!(v["environment"]["client_versions"]["curl"].as_str().unwrap().starts_with("libcurl"));
 }
 
 #[test]
 fn every_client_against_a_server_written_in_the_test() {
     static BODY: [u8; 1234] = [b'z'; 1234];
     let server = TestServer::fixed(&BODY);
-    let (code, v, err) = run_json(&[
-        "run",
-        &server.url,
-        "-n",
-        "20",
-        "--warmup",
-        "1",
-        "--clients",
-        "all",
-    ]);
+    let (code, v, err) = run_json(&["run", &server.url, "-n", "20", "--warmup", "1", "--clients", "all"]);
     assert_eq!(code, 0, "stderr: {err}");
     validate(&v);
     assert_eq!(v["target"]["embedded_server"], false);
@@ -83,100 +48,36 @@ fn every_client_against_a_server_written_in_the_test() {
 
 #[test]
 fn text_report_has_perl_blocks_and_the_statistics_table() {
-    let (code, out, err) = run(&[
-        "-n",
-        "30",
-        "--warmup",
-        "1",
-        "--clients",
-        "curl,raw",
-        "--mode",
-        "reuse",
-    ]);
+    let (code, out, err) = run(&["-n", "30", "--warmup", "1", "--clients", "curl,raw", "--mode", "reuse"]);
     assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains("Benchmark: timing 30 iterations of curl, raw...\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("Rates: ok requests per wall-clock second"),
-        "{out}"
-    );
-    let timethese_line = out
-        .lines()
-        .find(|l| l.starts_with("      curl: "))
-        .expect("a timethese line for curl");
-    assert!(
-        timethese_line.contains(" wallclock secs (") && timethese_line.ends_with("/s (n=30)"),
-        "{timethese_line}"
-    );
-    let chart = out
-        .lines()
-        .find(|l| l.trim_start().starts_with("Rate "))
-        .expect("a cmpthese header");
+    assert!(out.contains("Benchmark: timing 30 iterations of curl, raw...\n"), "{out}");
+    assert!(out.contains("Rates: ok requests per wall-clock second"), "{out}");
+    let timethese_line = out.lines().find(|l| l.starts_with("      curl: ")).expect("a timethese line for curl");
+    assert!(timethese_line.contains(" wallclock secs (") && timethese_line.ends_with("/s (n=30)"), "{timethese_line}");
+    let chart = out.lines().find(|l| l.trim_start().starts_with("Rate ")).expect("a cmpthese header");
     assert!(chart.contains("curl") && chart.contains("raw"), "{chart}");
-    assert!(
-        out.contains("case  ") && out.contains("mean ± σ") && out.contains("p99.9"),
-        "{out}"
-    );
-    assert!(
-        err.contains("debug build") || !cfg!(debug_assertions),
-        "a debug build says so: {err}"
-    );
+    assert!(out.contains("case  ") && out.contains("mean ± σ") && out.contains("p99.9"), "{out}");
+    assert!(err.contains("debug build") || !cfg!(debug_assertions), "a debug build says so: {err}");
 }
 
 #[test]
 fn perl_flag_rates_by_cpu_time() {
-    let (code, out, _) = run(&[
-        "-n",
-        "20",
-        "--warmup",
-        "0",
-        "--clients",
-        "raw",
-        "--mode",
-        "fresh",
-        "--perl",
-    ]);
+    let (code, out, _) = run(&["-n", "20", "--warmup", "0", "--clients", "raw", "--mode", "fresh", "--perl"]);
     assert_eq!(code, 0);
     assert!(out.contains("Rates: iterations per CPU second"), "{out}");
 }
 
 #[test]
 fn markdown_and_csv_formats() {
-    let (code, md, _) = run(&[
-        "-n",
-        "10",
-        "--warmup",
-        "0",
-        "--clients",
-        "raw",
-        "--format",
-        "markdown",
-    ]);
+    let (code, md, _) = run(&["-n", "10", "--warmup", "0", "--clients", "raw", "--format", "markdown"]);
     assert_eq!(code, 0);
-    assert!(
-        md.contains("| case | ok | errors |") && md.contains("| raw/fresh |"),
-        "{md}"
-    );
-    let (code, csv, _) = run(&[
-        "-n",
-        "10",
-        "--warmup",
-        "0",
-        "--clients",
-        "raw",
-        "--format",
-        "csv",
-    ]);
+    assert!(md.contains("| case | ok | errors |") && md.contains("| raw/fresh |"), "{md}");
+    let (code, csv, _) = run(&["-n", "10", "--warmup", "0", "--clients", "raw", "--format", "csv"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(lines[0].starts_with("case,environment,client,mode,iterations,ok"));
-    assert!(
-        lines[1].starts_with("raw/fresh,native,raw,fresh,10,10,0,"),
-        "{csv}"
-    );
+    assert!(lines[1].starts_with("raw/fresh,native,raw,fresh,10,10,0,"), "{csv}");
 }
 
 #[test]
@@ -203,34 +104,21 @@ fn exports_are_written_whole() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Benchmark: timing 10 iterations of curl..."));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     validate(&v);
     assert!(std::fs::read_to_string(&md).unwrap().contains("| curl |"));
     assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 2);
-    let names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 3, "no temporary files left: {names:?}");
 }
 
 #[test]
 fn bad_urls_exit_2_with_one_line_naming_the_value() {
-    for bad in [
-        "ftp://example.com/",
-        "not a url",
-        "http://",
-        "127.0.0.1:8080",
-    ] {
+    for bad in ["ftp://example.com/", "not a url", "http://", "127.0.0.1:8080"] {
         let (code, out, err) = run(&["run", bad]);
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(out.is_empty(), "no work done for {bad}");
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "one line for {bad}: {err}"
-        );
+        assert_eq!(err.trim_end().lines().count(), 1, "one line for {bad}: {err}");
         assert!(err.contains(bad), "the message names {bad}: {err}");
     }
 }
@@ -242,10 +130,7 @@ fn bad_options_exit_2_naming_the_flag() {
         (vec!["--mode", "sometimes"], "--mode"),
         (vec!["-n", "0"], "--count"),
         (vec!["--format", "xml"], "'xml'"),
-        (
-            vec!["--export-json", "/nonexistent-dir/x.json"],
-            "/nonexistent-dir",
-        ),
+        (vec!["--export-json", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
         (vec!["https://127.0.0.1:1/", "--clients", "raw"], "raw"),
     ];
     for (args, named) in cases {
@@ -258,48 +143,16 @@ fn bad_options_exit_2_naming_the_flag() {
 #[test]
 fn refused_port_counts_errors_and_still_prints_the_report() {
     let url = format!("http://127.0.0.1:{}/", refused_port());
-    let (code, out, err) = run(&[
-        "run",
-        &url,
-        "-n",
-        "5",
-        "--warmup",
-        "0",
-        "--clients",
-        "all",
-        "--mode",
-        "reuse",
-    ]);
+    let (code, out, err) = run(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        out.contains("Benchmark: timing 5 iterations of"),
-        "the report is printed: {out}"
-    );
-    assert!(
-        out.contains("warning: curl: 5 of 5 requests failed (connect: 5)"),
-        "{out}"
-    );
-    let (code, v, _) = run_json(&[
-        "run",
-        &url,
-        "-n",
-        "5",
-        "--warmup",
-        "0",
-        "--clients",
-        "all",
-        "--mode",
-        "reuse",
-    ]);
+    assert!(out.contains("Benchmark: timing 5 iterations of"), "the report is printed: {out}");
+    assert!(out.contains("warning: curl: 5 of 5 requests failed (connect: 5)"), "{out}");
+    let (code, v, _) = run_json(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1);
     validate(&v);
     for c in cases(&v) {
         assert_eq!(c["ok"], 0);
-        assert_eq!(
-            c["errors"]["connect"], 5,
-            "{} reports a refused connection as connect: {c}",
-            c["client"]
-        );
+        assert_eq!(c["errors"]["connect"], 5, "{} reports a refused connection as connect: {c}", c["client"]);
         assert!(c["latency_ns"].is_null());
     }
 }
@@ -308,18 +161,7 @@ fn refused_port_counts_errors_and_still_prints_the_report() {
 fn non_2xx_statuses_are_counted_not_ok() {
     let serve = Serve::start();
     let url = format!("{}status/404", serve.url);
-    let (code, v, _) = run_json(&[
-        "run",
-        &url,
-        "-n",
-        "6",
-        "--warmup",
-        "0",
-        "--clients",
-        "all",
-        "--mode",
-        "reuse",
-    ]);
+    let (code, v, _) = run_json(&["run", &url, "-n", "6", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1);
     for c in cases(&v) {
         assert_eq!(c["ok"], 0, "{c}");

@@ -15,24 +15,16 @@ fn generated() -> Value {
 }
 
 fn committed() -> Value {
-    let text = std::fs::read_to_string(committed_path())
-        .expect("schema/result-v1.schema.json is committed");
+    let text = std::fs::read_to_string(committed_path()).expect("schema/result-v1.schema.json is committed");
     serde_json::from_str(&text).unwrap()
 }
 
 /// Validate a result file against the committed schema, listing every violation.
 pub fn validate(instance: &Value) {
-    let validator =
-        jsonschema::validator_for(&committed()).expect("the committed schema is a valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "result file does not match the schema:\n{}",
-        errors.join("\n")
-    );
+    let validator = jsonschema::validator_for(&committed()).expect("the committed schema is a valid schema");
+    let errors: Vec<String> =
+        validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "result file does not match the schema:\n{}", errors.join("\n"));
 }
 
 #[test]
@@ -42,7 +34,11 @@ fn committed_schema_matches_the_model() {
         let text = serde_json::to_string_pretty(&fresh).unwrap() + "\n";
         std::fs::write(committed_path(), text).unwrap();
     }
-    assert_eq!(committed(), fresh, "the model changed: regenerate with UPDATE_SCHEMA=1 (and bump the version if readers break)");
+    assert_eq!(
+        committed(),
+        fresh,
+        "the model changed: regenerate with UPDATE_SCHEMA=1 (and bump the version if readers break)"
+    );
 }
 
 #[test]
@@ -77,10 +73,7 @@ fn every_field_is_documented() {
 #[test]
 fn the_schema_rejects_what_it_should() {
     let validator = jsonschema::validator_for(&committed()).unwrap();
-    assert!(
-        !validator.is_valid(&serde_json::json!({"schema_version": 1})),
-        "missing fields"
-    );
+    assert!(!validator.is_valid(&serde_json::json!({"schema_version": 1})), "missing fields");
     let mut extra = serde_json::json!({});
     extra["unexpected"] = Value::Bool(true);
     assert!(!validator.is_valid(&extra));

@@ -5,9 +5,5 @@ use httpbench_shared::{render, Format, RenderOptions, Report, Source};
 
 /// Render a report as the CLI's text report does.
 pub fn text_report(report: &Report) -> String {
-    render(
-        &[Source::new(report)],
-        Format::Text,
-        &RenderOptions::default(),
-    )
+    render(&[Source::new(report)], Format::Text, &RenderOptions::default())
 }

@@ -10,12 +10,8 @@ use httpbench_shared::ErrorKind;
 pub fn io_kind(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
     match e.kind() {
-        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable => {
-            ErrorKind::Connect
-        }
-        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::NotConnected => {
-            ErrorKind::Reset
-        }
+        K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable => ErrorKind::Connect,
+        K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::NotConnected => ErrorKind::Reset,
         K::UnexpectedEof => ErrorKind::Truncated,
         K::TimedOut | K::WouldBlock => ErrorKind::Timeout,
         K::InvalidData => ErrorKind::Protocol,
@@ -42,28 +38,15 @@ pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
 pub fn message_kind(msg: &str) -> Option<ErrorKind> {
     let m = msg.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
-    if has(&[
-        "dns error",
-        "failed to lookup address",
-        "name or service not known",
-        "no address associated",
-    ]) {
+    if has(&["dns error", "failed to lookup address", "name or service not known", "no address associated"]) {
         Some(ErrorKind::Dns)
     } else if has(&["timed out", "timeout"]) {
         Some(ErrorKind::Timeout)
     } else if has(&["connection refused"]) {
         Some(ErrorKind::Connect)
-    } else if has(&[
-        "connection reset",
-        "broken pipe",
-        "connection closed before message completed",
-    ]) {
+    } else if has(&["connection reset", "broken pipe", "connection closed before message completed"]) {
         Some(ErrorKind::Reset)
-    } else if has(&[
-        "end of file before message length reached",
-        "incomplete",
-        "unexpected eof",
-    ]) {
+    } else if has(&["end of file before message length reached", "incomplete", "unexpected eof"]) {
         Some(ErrorKind::Truncated)
     } else if has(&["invalid http", "invalid status", "parse", "header"]) {
         Some(ErrorKind::Protocol)

@@ -37,10 +37,7 @@ pub fn version() -> String {
 impl CurlDriver {
     /// A driver; handles are made lazily so set-up errors are counted like any other failure.
     pub fn new(config: &DriverConfig) -> Self {
-        CurlDriver {
-            config: config.clone(),
-            handle: None,
-        }
+        CurlDriver { config: config.clone(), handle: None }
     }
 
     fn new_handle(&self) -> Result<Easy2<Counter>, curl::Error> {
@@ -59,9 +56,7 @@ impl CurlDriver {
         if self.handle.is_none() || self.config.mode == Mode::Fresh {
             self.handle = Some(self.new_handle()?);
         }
-        let Some(h) = self.handle.as_mut() else {
-            unreachable!("set just above")
-        };
+        let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
         h.get_mut().bytes = 0;
         h.perform()?;
         let status = u16::try_from(h.response_code()?).unwrap_or(0);
@@ -93,13 +88,11 @@ fn kind(e: &curl::Error) -> ErrorKind {
         ErrorKind::Truncated
     } else if e.is_recv_error() || e.is_send_error() || e.is_got_nothing() {
         ErrorKind::Reset
-    } else if e.code() == 8 /* CURLE_WEIRD_SERVER_REPLY */ || e.is_unsupported_protocol() || e.is_http2_error()
-    {
+    } else if e.code() == 8 /* CURLE_WEIRD_SERVER_REPLY */ || e.is_unsupported_protocol() || e.is_http2_error() {
         ErrorKind::Protocol
     } else if e.is_too_many_redirects() {
         ErrorKind::Redirect
-    } else if e.is_ssl_connect_error() || e.is_peer_failed_verification() || e.is_ssl_certproblem()
-    {
+    } else if e.is_ssl_connect_error() || e.is_peer_failed_verification() || e.is_ssl_certproblem() {
         ErrorKind::Tls
     } else {
         ErrorKind::Other

@@ -50,13 +50,8 @@ pub enum ClientKind {
 
 impl ClientKind {
     /// Every client, in the order they are listed.
-    pub const ALL: [ClientKind; 5] = [
-        ClientKind::Curl,
-        ClientKind::Ureq,
-        ClientKind::Reqwest,
-        ClientKind::ReqwestAsync,
-        ClientKind::Raw,
-    ];
+    pub const ALL: [ClientKind; 5] =
+        [ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest, ClientKind::ReqwestAsync, ClientKind::Raw];
 
     /// The default selection: the three clients of the mission statement.
     pub const DEFAULT: [ClientKind; 3] = [ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest];
@@ -74,11 +69,7 @@ impl ClientKind {
 
     /// Every client's name, for help and error messages.
     pub fn names() -> String {
-        Self::ALL
-            .iter()
-            .map(|c| c.name())
-            .collect::<Vec<_>>()
-            .join(", ")
+        Self::ALL.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
     }
 
     /// Whether the client can fetch this URL's scheme.
@@ -95,16 +86,9 @@ impl ClientKind {
             ClientKind::Curl => curl::version(),
             ClientKind::Ureq => format!("ureq {}", env!("HTTPBENCH_VERSION_UREQ")),
             ClientKind::Reqwest | ClientKind::ReqwestAsync => {
-                format!(
-                    "reqwest {} (hyper {})",
-                    env!("HTTPBENCH_VERSION_REQWEST"),
-                    env!("HTTPBENCH_VERSION_HYPER")
-                )
+                format!("reqwest {} (hyper {})", env!("HTTPBENCH_VERSION_REQWEST"), env!("HTTPBENCH_VERSION_HYPER"))
             }
-            ClientKind::Raw => format!(
-                "std::net::TcpStream (rustc {})",
-                env!("HTTPBENCH_RUSTC_VERSION")
-            ),
+            ClientKind::Raw => format!("std::net::TcpStream (rustc {})", env!("HTTPBENCH_RUSTC_VERSION")),
         }
     }
 
@@ -133,12 +117,7 @@ impl FromStr for ClientKind {
         ClientKind::ALL
             .into_iter()
             .find(|c| c.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown client '{s}': expected one of {}",
-                    ClientKind::names()
-                )
-            })
+            .ok_or_else(|| format!("unknown client '{s}': expected one of {}", ClientKind::names()))
     }
 }
 

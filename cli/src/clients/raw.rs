@@ -41,13 +41,7 @@ impl RawDriver {
             .to_socket_addrs()
             .map(|a| a.collect::<Vec<_>>())
             .map_err(|_| ErrorKind::Dns)
-            .and_then(|a| {
-                if a.is_empty() {
-                    Err(ErrorKind::Dns)
-                } else {
-                    Ok(a)
-                }
-            });
+            .and_then(|a| if a.is_empty() { Err(ErrorKind::Dns) } else { Ok(a) });
         let mut target = url.path().to_string();
         if let Some(q) = url.query() {
             target.push('?');
@@ -57,21 +51,11 @@ impl RawDriver {
             Some(p) => format!("{host}:{p}"),
             None => host.to_string(),
         };
-        let connection = if config.mode == Mode::Fresh {
-            "Connection: close\r\n"
-        } else {
-            ""
-        };
+        let connection = if config.mode == Mode::Fresh { "Connection: close\r\n" } else { "" };
         let request =
             format!("GET {target} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: httpbench-raw\r\nAccept: */*\r\n{connection}\r\n")
                 .into_bytes();
-        RawDriver {
-            config: config.clone(),
-            addrs,
-            request,
-            stream: None,
-            buf: vec![0; BUF_BYTES],
-        }
+        RawDriver { config: config.clone(), addrs, request, stream: None, buf: vec![0; BUF_BYTES] }
     }
 
     fn connect(&self, deadline: Instant) -> Result<TcpStream, ErrorKind> {
@@ -101,13 +85,9 @@ impl RawDriver {
             Some(s) => s,
             None => self.connect(deadline).map_err(|k| (k, false))?,
         };
-        stream
-            .write_all(&self.request)
-            .map_err(|e| (io_kind(&e), reused))?;
-        let head = read_head(&mut stream, &mut self.buf, deadline)
-            .map_err(|(k, nothing)| (k, reused && nothing))?;
-        let body =
-            read_body(&mut stream, &mut self.buf, &head, deadline).map_err(|k| (k, false))?;
+        stream.write_all(&self.request).map_err(|e| (io_kind(&e), reused))?;
+        let head = read_head(&mut stream, &mut self.buf, deadline).map_err(|(k, nothing)| (k, reused && nothing))?;
+        let body = read_body(&mut stream, &mut self.buf, &head, deadline).map_err(|k| (k, false))?;
         if self.config.mode == Mode::Reuse && !head.close && head.content_length.is_some() {
             self.stream = Some(stream);
         }
@@ -120,27 +100,19 @@ impl Driver for RawDriver {
         let deadline = Instant::now() + self.config.timeout;
         match self.exchange(deadline) {
             Ok(o) => o,
-            Err((_, true)) => self
-                .exchange(deadline)
-                .unwrap_or_else(|(k, _)| Outcome::failed(k, None)),
+            Err((_, true)) => self.exchange(deadline).unwrap_or_else(|(k, _)| Outcome::failed(k, None)),
             Err((k, false)) => Outcome::failed(k, None),
         }
     }
 }
 
 /// Read into `buf[filled..]`, honouring the request deadline.
-fn read_some(
-    stream: &mut TcpStream,
-    buf: &mut [u8],
-    deadline: Instant,
-) -> Result<usize, ErrorKind> {
+fn read_some(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Result<usize, ErrorKind> {
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return Err(ErrorKind::Timeout);
     }
-    stream
-        .set_read_timeout(Some(left))
-        .map_err(|e| io_kind(&e))?;
+    stream.set_read_timeout(Some(left)).map_err(|e| io_kind(&e))?;
     loop {
         match stream.read(buf) {
             Ok(n) => return Ok(n),
@@ -152,11 +124,7 @@ fn read_some(
 
 /// Read until the end of the head, noting how many body bytes came with it. The error's flag is true when the
 /// peer closed before sending anything.
-fn read_head(
-    stream: &mut TcpStream,
-    buf: &mut [u8],
-    deadline: Instant,
-) -> Result<Head, (ErrorKind, bool)> {
+fn read_head(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Result<Head, (ErrorKind, bool)> {
     let mut filled = 0;
     loop {
         if filled == buf.len() {
@@ -164,14 +132,7 @@ fn read_head(
         }
         let n = read_some(stream, &mut buf[filled..], deadline).map_err(|k| (k, filled == 0))?;
         if n == 0 {
-            return Err((
-                if filled == 0 {
-                    ErrorKind::Reset
-                } else {
-                    ErrorKind::Protocol
-                },
-                filled == 0,
-            ));
+            return Err((if filled == 0 { ErrorKind::Reset } else { ErrorKind::Protocol }, filled == 0));
         }
         filled += n;
         if let Some(end) = find(&buf[..filled], b"\r\n\r\n") {
@@ -183,12 +144,7 @@ fn read_head(
 }
 
 /// Read the rest of the body, counting it (the bytes themselves are not kept).
-fn read_body(
-    stream: &mut TcpStream,
-    buf: &mut [u8],
-    head: &Head,
-    deadline: Instant,
-) -> Result<u64, ErrorKind> {
+fn read_body(stream: &mut TcpStream, buf: &mut [u8], head: &Head, deadline: Instant) -> Result<u64, ErrorKind> {
     let mut got = head.buffered_body as u64;
     if matches!(head.status, 204 | 304) || (100..200).contains(&head.status) {
         return Ok(0);
@@ -224,20 +180,13 @@ fn parse_head(head: &[u8]) -> Option<Head> {
         return None;
     }
     let status: u16 = parts.next()?.parse().ok()?;
-    let mut h = Head {
-        status,
-        buffered_body: 0,
-        content_length: None,
-        close: version == "HTTP/1.0",
-    };
+    let mut h = Head { status, buffered_body: 0, content_length: None, close: version == "HTTP/1.0" };
     for line in lines {
         let (name, value) = line.split_once(':')?;
         let value = value.trim();
         if name.eq_ignore_ascii_case("content-length") {
             h.content_length = Some(value.parse().ok()?);
-        } else if name.eq_ignore_ascii_case("transfer-encoding")
-            && value.eq_ignore_ascii_case("chunked")
-        {
+        } else if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
             return None;
         } else if name.eq_ignore_ascii_case("connection") {
             h.close = value.eq_ignore_ascii_case("close");
@@ -256,12 +205,8 @@ mod tests {
 
     #[test]
     fn heads_are_parsed_or_refused() {
-        let h = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 612\r\nConnection: keep-alive")
-            .unwrap();
-        assert_eq!(
-            (h.status, h.content_length, h.close),
-            (200, Some(612), false)
-        );
+        let h = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: 612\r\nConnection: keep-alive").unwrap();
+        assert_eq!((h.status, h.content_length, h.close), (200, Some(612), false));
         let h = parse_head(b"HTTP/1.0 404 Not Found").unwrap();
         assert!(h.close);
         assert!(parse_head(b"SSH-2.0-OpenSSH_9.2").is_none());

@@ -19,11 +19,7 @@ impl ReqwestAsyncDriver {
     /// A driver with its own runtime.
     pub fn new(config: &DriverConfig) -> anyhow::Result<Self> {
         let runtime = Builder::new_current_thread().enable_all().build()?;
-        Ok(ReqwestAsyncDriver {
-            config: config.clone(),
-            runtime,
-            client: None,
-        })
+        Ok(ReqwestAsyncDriver { config: config.clone(), runtime, client: None })
     }
 
     fn new_client(&self) -> Result<Client, reqwest::Error> {
@@ -46,9 +42,7 @@ impl Driver for ReqwestAsyncDriver {
                 Err(e) => return Outcome::failed(kind(&e), None),
             }
         }
-        let Some(client) = self.client.clone() else {
-            unreachable!("set just above")
-        };
+        let Some(client) = self.client.clone() else { unreachable!("set just above") };
         let url = self.config.url.clone();
         self.runtime
             .block_on(async move {

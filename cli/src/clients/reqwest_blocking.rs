@@ -18,10 +18,7 @@ pub struct ReqwestDriver {
 impl ReqwestDriver {
     /// A driver.
     pub fn new(config: &DriverConfig) -> Self {
-        ReqwestDriver {
-            config: config.clone(),
-            client: None,
-        }
+        ReqwestDriver { config: config.clone(), client: None }
     }
 
     fn perform(&mut self) -> Result<Outcome, reqwest::Error> {
@@ -35,9 +32,7 @@ impl ReqwestDriver {
                     .build()?,
             );
         }
-        let Some(client) = self.client.as_ref() else {
-            unreachable!("set just above")
-        };
+        let Some(client) = self.client.as_ref() else { unreachable!("set just above") };
         let mut response = client.get(self.config.url.as_str()).send()?;
         let status = response.status().as_u16();
         let bytes = response.copy_to(&mut io::sink())?;
@@ -47,8 +42,7 @@ impl ReqwestDriver {
 
 impl Driver for ReqwestDriver {
     fn request(&mut self) -> Outcome {
-        self.perform()
-            .unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+        self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
     }
 }
 

@@ -17,10 +17,7 @@ pub struct UreqDriver {
 impl UreqDriver {
     /// A driver.
     pub fn new(config: &DriverConfig) -> Self {
-        UreqDriver {
-            config: config.clone(),
-            agent: None,
-        }
+        UreqDriver { config: config.clone(), agent: None }
     }
 
     fn new_agent(&self) -> Agent {
@@ -38,9 +35,7 @@ impl UreqDriver {
         if self.agent.is_none() || self.config.mode == Mode::Fresh {
             self.agent = Some(self.new_agent());
         }
-        let Some(agent) = self.agent.as_ref() else {
-            unreachable!("set just above")
-        };
+        let Some(agent) = self.agent.as_ref() else { unreachable!("set just above") };
         let mut response = agent.get(self.config.url.as_str()).call()?;
         let status = response.status().as_u16();
         let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
@@ -51,8 +46,7 @@ impl UreqDriver {
 
 impl Driver for UreqDriver {
     fn request(&mut self) -> Outcome {
-        self.perform()
-            .unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+        self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
     }
 }
 
@@ -71,10 +65,7 @@ fn kind(e: &ureq::Error) -> ErrorKind {
 
 /// ureq wraps its own errors inside `io::Error` when reading the body; look inside first.
 fn unwrap_io(io: &io::Error) -> ErrorKind {
-    match io
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<ureq::Error>())
-    {
+    match io.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()) {
         Some(inner) => kind(inner),
         None => io_kind(io),
     }

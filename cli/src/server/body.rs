@@ -39,10 +39,7 @@ impl Body for TargetBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = self.get_mut();
         let frame = match this {
             TargetBody::Full(bytes) => bytes.take().map(Frame::data),

@@ -17,16 +17,11 @@ pub struct ChildServer {
 impl ChildServer {
     /// Start `httpbench serve --port 0 --threads 1` on 127.0.0.1 and wait for its address.
     pub fn start() -> anyhow::Result<Self> {
-        let exe = std::env::current_exe()
-            .context("cannot find the httpbench executable to start the server")?;
+        let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
         let mut cmd = Command::new(exe);
-        cmd.args(["serve", "--port", "0", "--threads", "1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped());
+        cmd.args(["serve", "--port", "0", "--threads", "1"]).stdin(Stdio::null()).stdout(Stdio::piped());
         die_with_parent(&mut cmd);
-        let mut child = cmd
-            .spawn()
-            .context("cannot start the embedded server process")?;
+        let mut child = cmd.spawn().context("cannot start the embedded server process")?;
         let url = match read_url(&mut child) {
             Ok(url) => url,
             Err(e) => {
@@ -45,19 +40,11 @@ impl ChildServer {
 }
 
 fn read_url(child: &mut Child) -> anyhow::Result<Url> {
-    let stdout = child
-        .stdout
-        .take()
-        .context("the server process has no stdout")?;
+    let stdout = child.stdout.take().context("the server process has no stdout")?;
     let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .context("cannot read the server's address")?;
+    BufReader::new(stdout).read_line(&mut line).context("cannot read the server's address")?;
     let Some(addr) = line.trim().strip_prefix("listening on ") else {
-        bail!(
-            "the embedded server did not start (it printed {:?})",
-            line.trim()
-        );
+        bail!("the embedded server did not start (it printed {:?})", line.trim());
     };
     Url::parse(addr).with_context(|| format!("the embedded server printed a bad address {addr:?}"))
 }

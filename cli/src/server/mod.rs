@@ -34,21 +34,16 @@ pub struct ServeOptions {
 /// reads that line to learn the port).
 pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
     let runtime = if options.threads <= 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(options.threads)
-            .enable_all()
-            .build()
+        tokio::runtime::Builder::new_multi_thread().worker_threads(options.threads).enable_all().build()
     }
     .context("cannot start the server's runtime")?;
     runtime.block_on(async {
         let addr = SocketAddr::new(options.bind, options.port);
-        let listener = TcpListener::bind(addr).await.with_context(|| {
-            format!("cannot listen on {addr}: is the port in use? Try --port 0 for a free one")
-        })?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}: is the port in use? Try --port 0 for a free one"))?;
         let local = listener.local_addr()?;
         let mut out = std::io::stdout().lock();
         writeln!(out, "listening on http://{}/", display_addr(local))?;
@@ -84,8 +79,7 @@ pub async fn serve(listener: TcpListener) {
         };
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
-            let service =
-                service_fn(|req| async move { Ok::<_, Infallible>(routes::respond(&req)) });
+            let service = service_fn(|req| async move { Ok::<_, Infallible>(routes::respond(&req)) });
             let _ = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(30))

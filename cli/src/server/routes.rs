@@ -20,27 +20,15 @@ pub fn respond<B>(req: &Request<B>) -> Response<TargetBody> {
         Method::GET | Method::HEAD => route(req.uri().path()),
         Method::OPTIONS => preflight(),
         _ => {
-            let mut r = text(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "only GET, HEAD and OPTIONS are served\n",
-            );
-            r.headers_mut().insert(
-                header::ALLOW,
-                HeaderValue::from_static("GET, HEAD, OPTIONS"),
-            );
+            let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET, HEAD and OPTIONS are served\n");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
             r
         }
     };
     let h = res.headers_mut();
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     h.insert("timing-allow-origin", HeaderValue::from_static("*"));
-    h.insert(
-        "cross-origin-resource-policy",
-        HeaderValue::from_static("cross-origin"),
-    );
+    h.insert("cross-origin-resource-policy", HeaderValue::from_static("cross-origin"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::SERVER, HeaderValue::from_static("httpbench"));
     if close {
@@ -55,33 +43,21 @@ fn route(path: &str) -> Response<TargetBody> {
     }
     if let Some(n) = path.strip_prefix("/bytes/") {
         return match n.parse::<u64>() {
-            Ok(n) if n <= MAX_BYTES => with_type(
-                Response::new(TargetBody::Filler { remaining: n }),
-                "application/octet-stream",
-            ),
-            _ => text(
-                StatusCode::BAD_REQUEST,
-                format!("/bytes/N takes a byte count from 0 to {MAX_BYTES}, not '{n}'\n"),
-            ),
+            Ok(n) if n <= MAX_BYTES => {
+                with_type(Response::new(TargetBody::Filler { remaining: n }), "application/octet-stream")
+            }
+            _ => {
+                text(StatusCode::BAD_REQUEST, format!("/bytes/N takes a byte count from 0 to {MAX_BYTES}, not '{n}'\n"))
+            }
         };
     }
     if let Some(code) = path.strip_prefix("/status/") {
-        return match code
-            .parse::<u16>()
-            .ok()
-            .and_then(|c| StatusCode::from_u16(c).ok())
-        {
+        return match code.parse::<u16>().ok().and_then(|c| StatusCode::from_u16(c).ok()) {
             Some(s) if s.as_u16() >= 200 => status(s),
-            _ => text(
-                StatusCode::BAD_REQUEST,
-                format!("/status/N takes a status from 200 to 999, not '{code}'\n"),
-            ),
+            _ => text(StatusCode::BAD_REQUEST, format!("/status/N takes a status from 200 to 999, not '{code}'\n")),
         };
     }
-    text(
-        StatusCode::NOT_FOUND,
-        "not found: try /, /bytes/N or /status/N\n",
-    )
+    text(StatusCode::NOT_FOUND, "not found: try /, /bytes/N or /status/N\n")
 }
 
 fn status(s: StatusCode) -> Response<TargetBody> {
@@ -97,33 +73,20 @@ fn preflight() -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::empty());
     *r.status_mut() = StatusCode::NO_CONTENT;
     let h = r.headers_mut();
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, HEAD, OPTIONS"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("*"),
-    );
-    h.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static("86400"),
-    );
+    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+    h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
+    h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
     r
 }
 
 fn text(s: StatusCode, body: impl Into<bytes::Bytes>) -> Response<TargetBody> {
-    let mut r = with_type(
-        Response::new(TargetBody::owned(body)),
-        "text/plain; charset=utf-8",
-    );
+    let mut r = with_type(Response::new(TargetBody::owned(body)), "text/plain; charset=utf-8");
     *r.status_mut() = s;
     r
 }
 
 fn with_type(mut r: Response<TargetBody>, content_type: &'static str) -> Response<TargetBody> {
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
 }
 

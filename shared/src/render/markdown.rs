@@ -24,11 +24,7 @@ pub fn render(sources: &[Source<'_>]) -> String {
     }
     let header = stats_header();
     out.push_str(&format!("| {} |\n", header.join(" | ")));
-    let align: Vec<&str> = header
-        .iter()
-        .enumerate()
-        .map(|(i, _)| if i == 0 { ":---" } else { "---:" })
-        .collect();
+    let align: Vec<&str> = header.iter().enumerate().map(|(i, _)| if i == 0 { ":---" } else { "---:" }).collect();
     out.push_str(&format!("| {} |\n", align.join(" | ")));
     for row in rows(sources) {
         let cells: Vec<String> = stats_row(&row).iter().map(|c| escape(c)).collect();

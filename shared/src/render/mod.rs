@@ -43,10 +43,7 @@ impl FromStr for Format {
             "json" => Ok(Format::Json),
             "markdown" | "md" => Ok(Format::Markdown),
             "csv" => Ok(Format::Csv),
-            other => Err(format!(
-                "unknown format '{other}': expected one of {}",
-                Format::NAMES
-            )),
+            other => Err(format!("unknown format '{other}': expected one of {}", Format::NAMES)),
         }
     }
 }
@@ -71,9 +68,7 @@ pub struct RenderOptions {
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions {
-            basis: RateBasis::Wall,
-        }
+        RenderOptions { basis: RateBasis::Wall }
     }
 }
 
@@ -94,8 +89,7 @@ fn json(sources: &[Source<'_>]) -> String {
         many => serde_json::to_string_pretty(&many.iter().map(|s| s.report).collect::<Vec<_>>()),
     };
     // The model has only string keys and finite numbers, so serialization cannot fail; say so if it ever does.
-    let mut s =
-        result.unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize report: {e}\"}}"));
+    let mut s = result.unwrap_or_else(|e| format!("{{\"error\": \"cannot serialize report: {e}\"}}"));
     s.push('\n');
     s
 }

@@ -21,14 +21,9 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         out.extend(failure_note(row));
     }
     out.extend(body_size_note(rows));
-    let native: Vec<&Row<'_>> = rows
-        .iter()
-        .filter(|r| r.report.environment.kind == EnvironmentKind::Native)
-        .collect();
+    let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
-        let mut s =
-            "note: CPU/req is the client process's user + sys time per request (getrusage)."
-                .to_string();
+        let mut s = "note: CPU/req is the client process's user + sys time per request (getrusage).".to_string();
         if native.iter().any(|r| r.report.target.embedded_server) {
             s.push_str(" The embedded server runs in a process of its own and is not billed to the client.");
         }
@@ -44,24 +39,13 @@ fn failure_note(row: &Row<'_>) -> Option<String> {
         return None;
     }
     let kinds: Vec<String> = c.errors.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-    let mut s = format!(
-        "warning: {}: {failed} of {} requests failed ({})",
-        row.label,
-        c.iterations,
-        kinds.join(", ")
-    );
-    let odd: Vec<String> = c
-        .statuses
-        .iter()
-        .filter(|(code, _)| !code.starts_with('2'))
-        .map(|(code, n)| format!("{code}×{n}"))
-        .collect();
+    let mut s = format!("warning: {}: {failed} of {} requests failed ({})", row.label, c.iterations, kinds.join(", "));
+    let odd: Vec<String> =
+        c.statuses.iter().filter(|(code, _)| !code.starts_with('2')).map(|(code, n)| format!("{code}×{n}")).collect();
     if !odd.is_empty() {
         s.push_str(&format!("; statuses {}", odd.join(", ")));
     }
-    s.push_str(
-        ". Failed requests are left out of rates and latencies; check the URL and the server.",
-    );
+    s.push_str(". Failed requests are left out of rates and latencies; check the URL and the server.");
     Some(s)
 }
 
@@ -76,9 +60,7 @@ fn body_size_note(rows: &[Row<'_>]) -> Option<String> {
             parts.push(format!("{} {b:.0} B", row.label));
         }
     }
-    let same_target = rows
-        .windows(2)
-        .all(|w| w[0].report.target.url == w[1].report.target.url);
+    let same_target = rows.windows(2).all(|w| w[0].report.target.url == w[1].report.target.url);
     (sizes.len() > 1 && same_target).then(|| {
         format!(
             "warning: clients read different body sizes from the same URL ({}): they are not doing the same work.",

@@ -5,31 +5,13 @@ use crate::view::Row;
 
 /// Column titles of the statistics table.
 pub fn stats_header() -> Vec<&'static str> {
-    vec![
-        "case",
-        "ok",
-        "errors",
-        "req/s",
-        "mean ± σ",
-        "p50",
-        "p90",
-        "p99",
-        "p99.9",
-        "max",
-        "CPU/req",
-        "bytes/req",
-    ]
+    vec!["case", "ok", "errors", "req/s", "mean ± σ", "p50", "p90", "p99", "p99.9", "max", "CPU/req", "bytes/req"]
 }
 
 /// The statistics cells of one case, in [`stats_header`] order.
 pub fn stats_row(row: &Row<'_>) -> Vec<String> {
     let c = row.case;
-    let mut cells = vec![
-        row.label.clone(),
-        c.ok.to_string(),
-        c.failed().to_string(),
-        rate(c.rate_wall),
-    ];
+    let mut cells = vec![row.label.clone(), c.ok.to_string(), c.failed().to_string(), rate(c.rate_wall)];
     match &c.latency_ns {
         Some(l) => {
             cells.push(mean_sigma_ns(l.mean, l.stddev));

@@ -24,10 +24,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let timings: Vec<Timing> = rows.iter().map(timing).collect();
     out.push_str(&timethese(&timings, options.basis));
     out.push('\n');
-    let rates: Vec<(String, f64)> = timings
-        .iter()
-        .map(|t| (t.name.clone(), t.rate(options.basis)))
-        .collect();
+    let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(options.basis))).collect();
     out.push_str(&cmpthese(&rates));
     out.push('\n');
     let body: Vec<Vec<String>> = rows.iter().map(stats_row).collect();
@@ -58,11 +55,7 @@ fn header(source: &Source<'_>) -> String {
     if let Some(ua) = &e.user_agent {
         machine.push_str(&format!(" · {ua}"));
     }
-    let server = if r.target.embedded_server {
-        " (embedded server)"
-    } else {
-        ""
-    };
+    let server = if r.target.embedded_server { " (embedded server)" } else { "" };
     let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
     format!(
         "{tag}{} {} ({}) · {machine}\n{tag}GET {}{server} · {} requests per case after {} warm-up · mode {}\n",
@@ -79,10 +72,12 @@ fn header(source: &Source<'_>) -> String {
 /// Which rate the Perl-style block shows.
 fn rate_line(rows: &[Row<'_>], basis: RateBasis) -> String {
     match basis {
-        RateBasis::Wall => "Rates: ok requests per wall-clock second (Perl's Benchmark rates by CPU time: --perl).\n"
-            .to_string(),
+        RateBasis::Wall => {
+            "Rates: ok requests per wall-clock second (Perl's Benchmark rates by CPU time: --perl).\n".to_string()
+        }
         RateBasis::Cpu => {
-            let mut s = "Rates: iterations per CPU second (user + sys), as Perl's Benchmark computes them.\n".to_string();
+            let mut s =
+                "Rates: iterations per CPU second (user + sys), as Perl's Benchmark computes them.\n".to_string();
             if rows.iter().any(|r| r.case.cpu_secs().is_none()) {
                 s.push_str("Cases without CPU times (browser) are rated by wall clock.\n");
             }
