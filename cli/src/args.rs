@@ -32,7 +32,7 @@ pub enum Command {
 }
 
 /// Options of `httpbench run`.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args)]
 pub struct RunArgs {
     /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
     pub url: Option<String>,
@@ -66,6 +66,10 @@ pub struct RunArgs {
     /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
     #[arg(long)]
     pub perl: bool,
+    /// CPU placement (Linux): same = client and embedded server on one CPU, split = on two different CPUs,
+    /// none = left to the OS. Placement alone can change loopback rates several-fold; it is recorded.
+    #[arg(long, default_value = "same", value_name = "same|split|none")]
+    pub pin: String,
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -83,6 +87,9 @@ pub struct ServeArgs {
     /// Worker threads (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// Pin the server (all its threads) to this CPU (Linux).
+    #[arg(long, value_name = "CPU")]
+    pub cpu: Option<usize>,
 }
 
 /// Options of `httpbench compare`.

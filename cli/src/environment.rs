@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use httpbench_shared::clock::{resolution, SystemClock};
+use httpbench_shared::model::Placement;
 use httpbench_shared::{Environment, EnvironmentKind, Tool};
 
 use crate::clients::ClientKind;
@@ -16,8 +17,8 @@ pub fn tool() -> Tool {
     }
 }
 
-/// The native environment, with the versions of `clients`.
-pub fn detect(clients: &[ClientKind]) -> Environment {
+/// The native environment, with the versions of `clients` and the placement the run used.
+pub fn detect(clients: &[ClientKind], placement: Option<Placement>) -> Environment {
     let client_versions: BTreeMap<String, String> =
         clients.iter().map(|c| (c.name().to_string(), c.version())).collect();
     Environment {
@@ -30,6 +31,7 @@ pub fn detect(clients: &[ClientKind]) -> Environment {
         cross_origin_isolated: None,
         timer_resolution_ns: resolution(&SystemClock::new(), 10_000).map(|d| d.as_nanos() as f64),
         client_versions,
+        placement,
     }
 }
 

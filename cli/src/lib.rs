@@ -12,6 +12,7 @@ pub mod cpu;
 pub mod environment;
 pub mod options;
 pub mod output;
+pub mod placement;
 pub mod progress;
 pub mod runner;
 pub mod server;
@@ -87,10 +88,18 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if cfg!(debug_assertions) {
         eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");
     }
+    let plan = placement::plan(options.pin).map_err(|e| Usage(e.0))?;
+    let client_cpus = match plan.client_cpu {
+        // Pin before starting anything: the server process and client threads inherit, then the server re-pins.
+        Some(cpu) => Some(placement::pin_current_thread(cpu).map_err(|e| Usage(format!("--pin {}: {e}", plan.pin)))?),
+        None => placement::current_thread_cpus().ok(),
+    };
     let server = match &options.url {
         Some(_) => None,
-        None => Some(ChildServer::start()?),
+        None => Some(ChildServer::start(plan.server_cpu)?),
     };
+    let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
+    let placement = placement::record(plan.pin, client_cpus, server_cpus);
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
         (None, Some(s)) => s.url.clone(),
@@ -101,7 +110,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let report = Report {
         schema_version: SCHEMA_VERSION,
         tool: environment::tool(),
-        environment: environment::detect(&options.clients),
+        environment: environment::detect(&options.clients, Some(placement)),
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
         settings: Settings {
             count: options.count,

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use httpbench_shared::model::Pin;
 use httpbench_shared::{Format, Mode, RateBasis};
 use url::Url;
 
@@ -52,6 +53,8 @@ pub struct RunOptions {
     pub basis: RateBasis,
     /// Whether a progress bar may be shown (it still needs a terminal).
     pub progress: bool,
+    /// CPU placement policy.
+    pub pin: Pin,
 }
 
 /// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.
@@ -96,6 +99,7 @@ impl RunOptions {
             exports,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
+            pin: crate::placement::parse_pin(&a.pin).map_err(Usage)?,
         })
     }
 }
@@ -184,7 +188,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    Ok(ServeOptions { bind, port: a.port, threads })
+    Ok(ServeOptions { bind, port: a.port, threads, cpu: a.cpu })
 }
 
 /// Checked options of `httpbench compare`.

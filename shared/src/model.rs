@@ -66,6 +66,80 @@ pub struct Environment {
     pub timer_resolution_ns: Option<f64>,
     /// Version of each client library used, by client name (e.g. `curl` → `libcurl/7.88.1 ...`).
     pub client_versions: BTreeMap<String, String>,
+    /// Where the client and the server ran (native runs); null where not recorded (browser).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+}
+
+/// CPU placement of a native run: asked for, then read back from the OS after pinning.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    /// The policy asked for with `--pin`.
+    pub pin: Pin,
+    /// CPUs the measuring thread (and the client threads it starts) could run on, read back after pinning.
+    pub client_cpus: Vec<u32>,
+    /// CPUs the embedded server process could run on, read back; null for an external URL, which cannot be
+    /// pinned.
+    pub server_cpus: Option<Vec<u32>>,
+    /// The machine's 1-minute load average when the run started, where known.
+    pub load_average_1m: Option<f64>,
+}
+
+/// CPU placement policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Pin {
+    /// Client and server pinned to one and the same CPU.
+    Same,
+    /// Client and server pinned to two different CPUs.
+    Split,
+    /// Placement left to the OS scheduler.
+    None,
+}
+
+impl Pin {
+    /// The lowercase name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pin::Same => "same",
+            Pin::Split => "split",
+            Pin::None => "none",
+        }
+    }
+}
+
+impl fmt::Display for Pin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Pin {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "same" => Ok(Pin::Same),
+            "split" => Ok(Pin::Split),
+            "none" => Ok(Pin::None),
+            _ => Err(()),
+        }
+    }
+}
+
+impl Placement {
+    /// One phrase for reports: `same CPU (client 0, server 0)`.
+    pub fn describe(&self) -> String {
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let server = match &self.server_cpus {
+            Some(s) => format!("server CPUs {}", list(s)),
+            None => "server not pinnable (external URL)".to_string(),
+        };
+        format!("pin {} (client CPUs {}, {server})", self.pin, list(&self.client_cpus))
+    }
 }
 
 /// The two environments httpbench measures in.

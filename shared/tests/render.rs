@@ -45,6 +45,7 @@ fn native() -> Report {
             cross_origin_isolated: None,
             timer_resolution_ns: Some(20.0),
             client_versions: BTreeMap::from([("curl".into(), "libcurl 7.88.1".into())]),
+            placement: None,
         },
         target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: true },
         settings: Settings {

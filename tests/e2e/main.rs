@@ -5,6 +5,7 @@
 mod compare;
 mod helpers;
 mod perl_seed;
+mod placement;
 mod run;
 mod schema;
 mod serve;

@@ -28,11 +28,19 @@ pub struct ServeOptions {
     pub port: u16,
     /// Worker threads; 1 gives the lowest latency for one sequential client.
     pub threads: usize,
+    /// CPU to pin the server to (all its threads), if any.
+    pub cpu: Option<usize>,
 }
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
 /// reads that line to learn the port).
 pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
+    if let Some(cpu) = options.cpu {
+        // Before the runtime exists: every thread it starts inherits the mask.
+        crate::placement::pin_current_thread(cpu).with_context(|| {
+            format!("--cpu {cpu}: cannot pin the server to CPU {cpu}; give a CPU this process may use")
+        })?;
+    }
     let runtime = if options.threads <= 1 {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {

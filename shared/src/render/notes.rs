@@ -21,6 +21,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         out.extend(failure_note(row));
     }
     out.extend(body_size_note(rows));
+    out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
         let mut s = "note: CPU/req is the client process's user + sys time per request (getrusage).".to_string();
@@ -67,4 +68,43 @@ fn body_size_note(rows: &[Row<'_>]) -> Option<String> {
             parts.join(", ")
         )
     })
+}
+
+/// Where each native run ran, and a warning when reports shown together ran under different placements:
+/// on loopback, placement alone can change a single client's rate several-fold.
+fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    let placed: Vec<(&Source<'_>, &crate::model::Placement)> =
+        sources.iter().filter_map(|s| s.report.environment.placement.as_ref().map(|p| (s, p))).collect();
+    for (s, p) in &placed {
+        let tag = s.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
+        let mut line = format!("note: {tag}placement: {}", p.describe());
+        if let Some(n) = s.report.environment.cpus_online {
+            line.push_str(&format!("; {n} CPUs online"));
+        }
+        if let Some(load) = p.load_average_1m {
+            line.push_str(&format!("; load average {load:.2} at start"));
+        }
+        line.push('.');
+        out.push(line);
+    }
+    let differs = placed.windows(2).any(|w| {
+        let (a, b) = (w[0].1, w[1].1);
+        a.pin != b.pin || a.client_cpus != b.client_cpus || a.server_cpus != b.server_cpus
+    });
+    if differs {
+        let each: Vec<String> = placed
+            .iter()
+            .enumerate()
+            .map(|(i, (s, p))| {
+                format!("{}: {}", s.tag.map(str::to_string).unwrap_or_else(|| format!("#{}", i + 1)), p.pin)
+            })
+            .collect();
+        out.push(format!(
+            "warning: these reports ran under different CPU placements ({}): placement alone can change loopback \
+             rates several-fold, so compare runs made with the same --pin.",
+            each.join(", ")
+        ));
+    }
+    out
 }
