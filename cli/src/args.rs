@@ -67,8 +67,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub perl: bool,
     /// CPU placement (Linux): same = client and embedded server on one CPU, split = on two different CPUs,
-    /// none = left to the OS. Placement alone can change loopback rates several-fold; it is recorded.
-    #[arg(long, default_value = "same", value_name = "same|split|none")]
+    /// none = left to the OS, auto = split when two CPUs are free, else same. Placement alone can change
+    /// loopback rates several-fold; it is recorded in the report.
+    #[arg(long, default_value = "auto", value_name = "auto|same|split|none")]
     pub pin: String,
     /// Never show a progress bar.
     #[arg(long)]

@@ -53,8 +53,8 @@ pub struct RunOptions {
     pub basis: RateBasis,
     /// Whether a progress bar may be shown (it still needs a terminal).
     pub progress: bool,
-    /// CPU placement policy.
-    pub pin: Pin,
+    /// CPU placement policy; `None` is auto.
+    pub pin: Option<Pin>,
 }
 
 /// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.

@@ -87,3 +87,11 @@ fn compare_warns_exactly_when_placements_differ() {
     let (_, out, _) = run(&["compare", &path(0), &path(2)]);
     assert!(out.contains("warning: these reports ran under different CPU placements"), "{out}");
 }
+
+#[test]
+fn the_default_is_split_when_two_cpus_are_free() {
+    let (code, v, _) = run_json(&["-n", "5", "--warmup", "0", "--clients", "raw", "--mode", "reuse"]);
+    assert_eq!(code, 0);
+    let expected = if nproc() >= 2 { "split" } else { "same" };
+    assert_eq!(v["environment"]["placement"]["pin"], expected);
+}
