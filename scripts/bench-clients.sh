@@ -25,6 +25,7 @@ embedded=$(sed -n 's/^listening on //p' "$work/serve.out")
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$work/www" "$work/nginx"
+chmod 755 "$work" "$work/www"  # nginx workers run as www-data
 cp cli/src/server/index.html "$work/www/index.html"
 cat >"$work/nginx/nginx.conf" <<CONF
 worker_processes 1;
