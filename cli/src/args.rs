@@ -36,9 +36,19 @@ pub enum Command {
 pub struct RunArgs {
     /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
     pub url: Option<String>,
-    /// Measured requests per case.
-    #[arg(short = 'n', long, default_value_t = 2000, value_name = "N")]
-    pub count: u64,
+    /// Measured requests per case [default: 2000].
+    #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration")]
+    pub count: Option<u64>,
+    /// Measure each case for this long instead of a count (e.g. 3, 3s, 500ms), like Perl's negative count.
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<String>,
+    /// Rounds per case; the count or duration is split between them and their spread gives the confidence
+    /// interval.
+    #[arg(long, default_value_t = 5, value_name = "R")]
+    pub rounds: u32,
+    /// Run each case's rounds back to back instead of round-robin across cases.
+    #[arg(long)]
+    pub no_interleave: bool,
     /// Comma-separated clients: curl, ureq, reqwest, reqwest-async, raw (or `all`).
     #[arg(long, default_value = "curl,ureq,reqwest", value_name = "LIST")]
     pub clients: String,

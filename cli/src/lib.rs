@@ -18,8 +18,11 @@ pub mod runner;
 pub mod server;
 
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use clap::Parser;
+use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::SCHEMA_VERSION;
 use httpbench_shared::{render, RenderOptions, Report, Settings, Source, Target};
 
@@ -105,8 +108,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         (None, Some(s)) => s.url.clone(),
         (None, None) => unreachable!("a server is started when no URL is given"),
     };
-    let cases = runner::run_all(options, &url);
+    let stop = stop_flag();
+    let cases = measure(options, &url, &stop);
     drop(server);
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    if interrupted {
+        eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", cases.len());
+    }
     let report = Report {
         schema_version: SCHEMA_VERSION,
         tool: environment::tool(),
@@ -114,6 +122,9 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
         settings: Settings {
             count: options.count,
+            duration_secs: options.duration.map(|d| d.as_secs_f64()),
+            rounds: options.rounds,
+            interleave: options.interleave,
             warmup: options.warmup,
             modes: options.modes.clone(),
             clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
@@ -121,7 +132,49 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         },
         cases,
     };
-    emit(&report, options)
+    let code = emit(&report, options)?;
+    Ok(if interrupted { ExitCode::from(130) } else { code })
+}
+
+/// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second
+/// Ctrl-C ends the process at once.
+fn stop_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, flag.clone());
+        let _ = signal_hook::flag::register(signal, flag.clone());
+    }
+    flag
+}
+
+/// Build a driver per (client, mode) and run them all.
+fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool) -> Vec<httpbench_shared::Case> {
+    let mut cases = Vec::new();
+    for &client in &options.clients {
+        for &mode in &options.modes {
+            let config = clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout };
+            let driver = client.driver(&config).unwrap_or_else(|e| {
+                eprintln!("httpbench: {client}/{mode}: cannot set up the client: {e:#}");
+                Box::new(clients::Broken)
+            });
+            cases.push(runner::CaseRun::new(client.name(), mode, driver));
+        }
+    }
+    let plan = runner::Plan {
+        count: options.count,
+        duration: options.duration,
+        warmup: options.warmup,
+        rounds: options.rounds,
+        interleave: options.interleave,
+    };
+    let total = options.count.map(|n| n * cases.len() as u64);
+    let progress = progress::Progress::new(total, options.progress);
+    let clock = SystemClock::new();
+    let cpu = cpu::process_cpu;
+    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop };
+    let done = runner::run(&plan, cases, &instruments, &progress);
+    progress.finish();
+    done
 }
 
 /// Print the report, write the exports, and choose the exit code.

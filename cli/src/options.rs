@@ -35,8 +35,14 @@ fn usage<T>(msg: impl Into<String>) -> Result<T, Usage> {
 pub struct RunOptions {
     /// The URL to benchmark; `None` means the embedded server.
     pub url: Option<Url>,
-    /// Measured requests per case.
-    pub count: u64,
+    /// Measured requests per case (`None` with a duration).
+    pub count: Option<u64>,
+    /// Measured time per case (`None` with a count).
+    pub duration: Option<Duration>,
+    /// Rounds per case.
+    pub rounds: u32,
+    /// Round-robin across cases.
+    pub interleave: bool,
     /// Warm-up requests per case.
     pub warmup: u64,
     /// Clients, in the order given, without duplicates.
@@ -59,12 +65,47 @@ pub struct RunOptions {
 
 /// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.
 const MAX_COUNT: u64 = 1_000_000_000;
+/// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
+pub const DEFAULT_COUNT: u64 = 2000;
+/// Largest `--rounds`.
+const MAX_ROUNDS: u32 = 10_000;
+/// Longest `--duration` per case: a day.
+const MAX_DURATION_SECS: f64 = 86_400.0;
+
+/// `--duration`: seconds (`3`, `2.5`), or with a unit (`3s`, `500ms`, `2m`).
+fn parse_duration(raw: &str) -> Result<Duration, Usage> {
+    let t = raw.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    match num.trim().parse::<f64>().map(|v| v * scale) {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= MAX_DURATION_SECS => Ok(Duration::from_secs_f64(secs)),
+        _ => usage(format!("--duration '{raw}' is not a usable time: give e.g. 3, 3s, 500ms or 2m (at most a day)")),
+    }
+}
 
 impl RunOptions {
     /// Check `run` arguments.
     pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
-        if a.count == 0 || a.count > MAX_COUNT {
-            return usage(format!("-n/--count {} is out of range: give 1 to {MAX_COUNT} requests per case", a.count));
+        let duration = a.duration.as_deref().map(parse_duration).transpose()?;
+        let count = match (a.count, duration) {
+            (_, Some(_)) => None,
+            (Some(n), None) if n == 0 || n > MAX_COUNT => {
+                return usage(format!("-n/--count {n} is out of range: give 1 to {MAX_COUNT} requests per case"));
+            }
+            (n, None) => Some(n.unwrap_or(DEFAULT_COUNT)),
+        };
+        if a.rounds == 0 || a.rounds > MAX_ROUNDS {
+            return usage(format!("--rounds {} is out of range: give 1 to {MAX_ROUNDS}", a.rounds));
+        }
+        if let Some(n) = count.filter(|n| *n < u64::from(a.rounds)) {
+            return usage(format!("-n {n} is fewer than --rounds {}: give at least one request per round", a.rounds));
         }
         if a.warmup > MAX_COUNT {
             return usage(format!("--warmup {} is out of range: give 0 to {MAX_COUNT}", a.warmup));
@@ -88,9 +129,13 @@ impl RunOptions {
                 .filter_map(|(f, p)| p.as_ref().map(|p| (f, p.clone())))
                 .map(|(f, p)| check_export(&p, f).map(|()| (f, p)))
                 .collect::<Result<Vec<_>, _>>()?;
+        let cases = clients.len() * parse_modes(&a.mode)?.len();
         Ok(RunOptions {
             url,
-            count: a.count,
+            count,
+            duration,
+            rounds: a.rounds,
+            interleave: !a.no_interleave && cases > 1,
             warmup: a.warmup,
             clients,
             modes: parse_modes(&a.mode)?,
@@ -225,6 +270,15 @@ mod tests {
         let e = parse_url("not a url").unwrap_err();
         assert!(e.0.contains("'not a url'"), "{e}");
         assert!(parse_url("http://").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert!(parse_duration("-1s").unwrap_err().0.contains("'-1s'"));
+        assert!(parse_duration("soon").is_err());
     }
 
     #[test]

@@ -4,30 +4,44 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// Progress of one case, or nothing when no bar is wanted.
+/// Progress of the whole run, or nothing when no bar is wanted.
 pub struct Progress {
     bar: Option<ProgressBar>,
 }
 
 impl Progress {
-    /// A bar for `total` requests of `label`, if `wanted` and stderr is a terminal.
-    pub fn new(label: &str, total: u64, wanted: bool) -> Self {
+    /// A bar over `total` requests (a spinner when the total is unknown, as with `--duration`), if `wanted`
+    /// and stderr is a terminal.
+    pub fn new(total: Option<u64>, wanted: bool) -> Self {
         if !wanted || !std::io::stderr().is_terminal() {
-            return Progress { bar: None };
+            return Self::hidden();
         }
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8));
-        let style = ProgressStyle::with_template("{prefix:>20} [{bar:30}] {pos}/{len} {per_sec}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> ");
-        bar.set_style(style);
-        bar.set_prefix(label.to_string());
+        let target = ProgressDrawTarget::stderr_with_hz(8);
+        let (bar, template) = match total {
+            Some(n) => (ProgressBar::with_draw_target(Some(n), target), "{msg:>26} [{bar:30}] {pos}/{len} {per_sec}"),
+            None => (ProgressBar::with_draw_target(None, target), "{msg:>26} {spinner} {pos} requests {per_sec}"),
+        };
+        let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        bar.set_style(style.progress_chars("=> "));
         Progress { bar: Some(bar) }
     }
 
-    /// Report `done` requests; cheap enough to call every few requests.
-    pub fn set(&self, done: u64) {
+    /// No bar at all.
+    pub fn hidden() -> Self {
+        Progress { bar: None }
+    }
+
+    /// Say what is running now.
+    pub fn stage(&self, what: &str) {
         if let Some(b) = &self.bar {
-            b.set_position(done);
+            b.set_message(what.to_string());
+        }
+    }
+
+    /// Count `n` more measured requests (indicatif redraws at most 8 times a second).
+    pub fn advance(&self, n: u64) {
+        if let Some(b) = &self.bar {
+            b.inc(n);
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod cfmt;
 pub mod clock;
+pub mod inference;
 pub mod model;
 pub mod parse;
 pub mod perl;

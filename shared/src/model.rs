@@ -179,8 +179,17 @@ pub struct Target {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
-    /// Measured requests per case (the Perl `timethese` count).
-    pub count: u64,
+    /// Measured requests per case (the Perl `timethese` count); null when cases ran for a duration instead.
+    pub count: Option<u64>,
+    /// Measured wall-clock seconds per case (`--duration`); null when a count was given.
+    #[serde(default)]
+    pub duration_secs: Option<f64>,
+    /// Rounds each case was measured in; the count or duration is split evenly between them.
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Whether the rounds of all cases ran round-robin, so drift of the machine hits every case alike.
+    #[serde(default)]
+    pub interleave: bool,
     /// Requests made before measuring each case; excluded from every figure.
     pub warmup: u64,
     /// The connection modes that were run.
@@ -189,6 +198,10 @@ pub struct Settings {
     pub clients: Vec<String>,
     /// Per-request timeout in milliseconds; null where the front end cannot set one.
     pub timeout_ms: Option<u64>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// How a client treats connections between requests.
@@ -314,6 +327,51 @@ pub struct Case {
     pub bytes: u64,
     /// Latency of ok requests in nanoseconds; null when no request was ok.
     pub latency_ns: Option<Latency>,
+    /// Ok requests whose latency is an outlier: modified z-score above 3.5, from the median absolute deviation
+    /// (Iglewicz and Hoaglin 1993), computed on the latency histogram.
+    #[serde(default)]
+    pub latency_outliers: u64,
+    /// The measured rounds of this case, in the order run (with interleaving, other cases ran in between).
+    #[serde(default)]
+    pub rounds: Vec<Round>,
+    /// How much the wall rate varied between rounds; null with fewer than two rounds with ok requests.
+    #[serde(default)]
+    pub rate_wall_spread: Option<Spread>,
+}
+
+/// One round of a case.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Round {
+    /// Requests attempted in this round.
+    pub iterations: u64,
+    /// Ok requests in this round.
+    pub ok: u64,
+    /// Wall-clock seconds of this round.
+    pub wall_secs: f64,
+}
+
+/// The spread of a case's per-round wall rates (ok requests per second), and the 95% confidence interval of
+/// their mean by Student's t with rounds − 1 degrees of freedom (Student 1908, "The probable error of a mean").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Spread {
+    /// Rounds the figures come from.
+    pub rounds: u32,
+    /// Mean of the per-round rates, requests per second.
+    pub mean: f64,
+    /// Sample standard deviation of the per-round rates, requests per second.
+    pub stddev: f64,
+    /// Standard error of the mean rate (stddev / √rounds), requests per second.
+    pub stderr: f64,
+    /// Lower end of the 95% confidence interval of the mean rate, requests per second.
+    pub ci95_low: f64,
+    /// Upper end of the 95% confidence interval of the mean rate, requests per second.
+    pub ci95_high: f64,
+    /// Coefficient of variation of the per-round rates (stddev / mean), as a fraction.
+    pub cv: f64,
 }
 
 /// Latency distribution of the ok requests of a case, in nanoseconds.

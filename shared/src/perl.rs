@@ -46,9 +46,15 @@ impl Timing {
 
 const WARN_TOO_FEW: &str = "            (warning: too few iterations for a reliable count)\n";
 
-/// The `Benchmark: timing N iterations of a, b...` header. Names are sorted as Perl's `sort keys` does.
-pub fn timethese_header(timings: &[Timing]) -> String {
+/// The `Benchmark: timing N iterations of a, b...` header, or Perl's `running a, b, each for at least D ...`
+/// form when cases ran for a duration (Perl's negative count; ours is wall-clock). Names are sorted as Perl's
+/// `sort keys` does.
+pub fn timethese_header(timings: &[Timing], duration_secs: Option<f64>) -> String {
     let names = sorted(timings).iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ");
+    if let Some(d) = duration_secs {
+        let each = if timings.len() > 1 { ", each" } else { "" };
+        return format!("Benchmark: running {names}{each} for at least {} wallclock seconds...\n", general(d));
+    }
     match timings.first().map(|t| t.iterations) {
         Some(n) if timings.iter().all(|t| t.iterations == n) => {
             format!("Benchmark: timing {n} iterations of {names}...\n")
@@ -59,8 +65,8 @@ pub fn timethese_header(timings: &[Timing]) -> String {
 }
 
 /// The whole `timethese` block: header, then one line (and maybe a warning) per case, sorted by name.
-pub fn timethese(timings: &[Timing], basis: RateBasis) -> String {
-    let mut out = timethese_header(timings);
+pub fn timethese(timings: &[Timing], basis: RateBasis, duration_secs: Option<f64>) -> String {
+    let mut out = timethese_header(timings, duration_secs);
     for t in sorted(timings) {
         out.push_str(&timethis_line(t, basis));
     }
@@ -71,15 +77,20 @@ pub fn timethese(timings: &[Timing], basis: RateBasis) -> String {
 pub fn timethis_line(t: &Timing, basis: RateBasis) -> String {
     let mut s = format!("{:>10}: {}", t.name, timestr(t, basis));
     s.push('\n');
-    let measured = match (basis, t.cpu_secs) {
-        (RateBasis::Cpu, Some((user, sys))) => user + sys,
-        _ => t.wall_secs,
-    };
-    // Benchmark.pm: $n < $Min_Count || ($t->real < 1 && $n < 1000) || $t->cpu_a < $Min_CPU.
-    if t.iterations < 4 || (t.wall_secs < 1.0 && t.iterations < 1000) || measured < 0.4 {
+    if too_few_iterations(t, basis) {
         s.push_str(WARN_TOO_FEW);
     }
     s
+}
+
+/// Perl's warning rule. Benchmark.pm: `$n < $Min_Count || ($t->real < 1 && $n < 1000) || $t->cpu_a < $Min_CPU`
+/// (4 and 0.4 s). The CPU clause is Perl's alone: with wall-clock rates only the first two apply.
+pub fn too_few_iterations(t: &Timing, basis: RateBasis) -> bool {
+    let perl_rule = t.iterations < 4 || (t.wall_secs < 1.0 && t.iterations < 1000);
+    match (basis, t.cpu_secs) {
+        (RateBasis::Cpu, Some((user, sys))) => perl_rule || user + sys < 0.4,
+        _ => perl_rule,
+    }
 }
 
 /// Perl's `timestr` in the `noc` style with `%5.2f` and the `%2g` wallclock of `:hireswallclock`.
@@ -205,5 +216,28 @@ fn stretch(widths: &mut [usize]) {
                 break 'stretcher;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(wall_secs: f64, iterations: u64, cpu: Option<(f64, f64)>) -> Timing {
+        Timing { name: "x".into(), wall_secs, cpu_secs: cpu, iterations, rate_wall: 1.0 }
+    }
+
+    #[test]
+    fn too_few_iterations_on_both_sides_of_each_threshold() {
+        let w = RateBasis::Wall;
+        assert!(too_few_iterations(&timing(5.0, 3, None), w));
+        assert!(!too_few_iterations(&timing(5.0, 4, None), w));
+        assert!(too_few_iterations(&timing(0.99, 999, None), w));
+        assert!(!too_few_iterations(&timing(0.99, 1000, None), w));
+        assert!(!too_few_iterations(&timing(1.0, 999, None), w));
+        // Perl's CPU clause, only with CPU rates.
+        assert!(too_few_iterations(&timing(5.0, 5000, Some((0.2, 0.19))), RateBasis::Cpu));
+        assert!(!too_few_iterations(&timing(5.0, 5000, Some((0.2, 0.2))), RateBasis::Cpu));
+        assert!(!too_few_iterations(&timing(5.0, 5000, Some((0.2, 0.19))), w));
     }
 }

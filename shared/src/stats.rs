@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::model::{Case, ErrorKind, Latency, Mode};
+use crate::inference::spread;
+use crate::model::{Case, ErrorKind, Latency, Mode, Round};
 
 /// Largest latency the histogram tracks exactly (one hour); longer ones are clamped to it.
 const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
@@ -68,6 +69,8 @@ pub struct Recorder {
     bytes: u64,
     errors: BTreeMap<ErrorKind, u64>,
     statuses: BTreeMap<u16, u64>,
+    rounds: Vec<Round>,
+    round_start: (u64, u64),
 }
 
 impl Default for Recorder {
@@ -93,7 +96,49 @@ impl Recorder {
             bytes: 0,
             errors: BTreeMap::new(),
             statuses: BTreeMap::new(),
+            rounds: Vec::new(),
+            round_start: (0, 0),
         }
+    }
+
+    /// Close the current round: the requests recorded since the last call took `wall`.
+    pub fn end_round(&mut self, wall: Duration) {
+        let (iterations, ok) = self.round_start;
+        self.rounds.push(Round {
+            iterations: self.iterations - iterations,
+            ok: self.ok - ok,
+            wall_secs: wall.as_secs_f64(),
+        });
+        self.round_start = (self.iterations, self.ok);
+    }
+
+    /// Latencies that are outliers by the modified z-score, |0.6745·(x − median)/MAD| > 3.5 (Iglewicz and
+    /// Hoaglin 1993, "How to Detect and Handle Outliers"), computed on the histogram: constant memory, and
+    /// exact up to its 3 significant digits. No outlier is reported when the MAD is 0.
+    pub fn latency_outliers(&self) -> u64 {
+        if self.ok < 3 {
+            return 0;
+        }
+        let median = self.histogram.value_at_quantile(0.5) as f64;
+        let mut deviations: Vec<(f64, u64)> = self
+            .histogram
+            .iter_recorded()
+            .map(|v| ((v.value_iterated_to() as f64 - median).abs(), v.count_at_value()))
+            .collect();
+        deviations.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let half = self.histogram.len().div_ceil(2);
+        let mut seen = 0;
+        let mad = deviations
+            .iter()
+            .find(|(_, n)| {
+                seen += n;
+                seen >= half
+            })
+            .map_or(0.0, |(d, _)| *d);
+        if mad == 0.0 {
+            return 0;
+        }
+        deviations.iter().filter(|(d, _)| 0.6745 * d / mad > 3.5).map(|(_, n)| n).sum()
     }
 
     /// Requests recorded so far.
@@ -151,9 +196,11 @@ impl Recorder {
         })
     }
 
-    /// The finished case, given the wall time of the measured requests and the client's CPU time if known.
-    pub fn finish(&self, client: &str, mode: Mode, wall: Duration, cpu: Option<CpuTime>) -> Case {
-        let wall_secs = wall.as_secs_f64();
+    /// The finished case, given the client's CPU time if known. Wall time is the sum of the rounds; requests
+    /// recorded after the last [`Recorder::end_round`] are in the counts but not in the wall time, so callers
+    /// end every round.
+    pub fn finish(&self, client: &str, mode: Mode, cpu: Option<CpuTime>) -> Case {
+        let wall_secs: f64 = self.rounds.iter().map(|r| r.wall_secs).sum();
         let cpu_secs = cpu.map(|c| (c.user + c.sys).as_secs_f64());
         Case {
             client: client.to_string(),
@@ -169,6 +216,9 @@ impl Recorder {
             rate_cpu: cpu_secs.filter(|s| *s > 0.0).map(|s| self.iterations as f64 / s),
             bytes: self.bytes,
             latency_ns: self.latency(),
+            latency_outliers: self.latency_outliers(),
+            rounds: self.rounds.clone(),
+            rate_wall_spread: spread(&self.rounds),
         }
     }
 }
@@ -217,7 +267,8 @@ mod tests {
         r.record(&Outcome::response(404, 20), us(1));
         r.record(&Outcome::failed(ErrorKind::Connect, None), us(1));
         r.record(&Outcome::failed(ErrorKind::Truncated, Some(200)), us(1));
-        let case = r.finish("curl", Mode::Reuse, Duration::from_secs(2), None);
+        r.end_round(Duration::from_secs(2));
+        let case = r.finish("curl", Mode::Reuse, None);
         assert_eq!(case.iterations, 4);
         assert_eq!(case.ok, 1);
         assert_eq!(case.bytes, 600);
@@ -238,7 +289,8 @@ mod tests {
             r.record(&Outcome::response(200, 1), us(10));
         }
         let cpu = CpuTime { user: Duration::from_millis(150), sys: Duration::from_millis(50) };
-        let case = r.finish("raw", Mode::Fresh, Duration::from_secs(1), Some(cpu));
+        r.end_round(Duration::from_secs(1));
+        let case = r.finish("raw", Mode::Fresh, Some(cpu));
         assert_eq!(case.rate_cpu, Some(500.0));
         assert_eq!(case.cpu_user_secs, Some(0.15));
         assert_eq!(case.rate_wall, 100.0);
@@ -248,9 +300,67 @@ mod tests {
     fn no_ok_request_means_no_latency_and_zero_rate() {
         let mut r = Recorder::new();
         r.record(&Outcome::failed(ErrorKind::Connect, None), us(5));
-        let case = r.finish("ureq", Mode::Fresh, Duration::from_millis(5), None);
+        r.end_round(Duration::from_millis(5));
+        let case = r.finish("ureq", Mode::Fresh, None);
         assert_eq!(case.latency_ns, None);
         assert_eq!(case.rate_wall, 0.0);
+    }
+
+    #[test]
+    fn rounds_sum_to_the_case_and_give_a_spread() {
+        let mut r = Recorder::new();
+        for (n, ms) in [(10, 100), (12, 100), (11, 100)] {
+            for _ in 0..n {
+                r.record(&Outcome::response(200, 1), us(10));
+            }
+            r.end_round(Duration::from_millis(ms));
+        }
+        let case = r.finish("raw", Mode::Reuse, None);
+        assert_eq!(case.rounds.len(), 3);
+        assert_eq!(case.rounds[1], Round { iterations: 12, ok: 12, wall_secs: 0.1 });
+        assert!((case.wall_secs - 0.3).abs() < 1e-12);
+        assert!((case.rate_wall - 110.0).abs() < 1e-9);
+        let s = case.rate_wall_spread.unwrap();
+        assert!((s.mean - 110.0).abs() < 1e-9 && (s.stddev - 10.0).abs() < 1e-9, "{s:?}");
+    }
+
+    /// Outliers by an exact, independent computation on the raw values.
+    fn exact_outliers(values: &[u64]) -> u64 {
+        let median_of = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            if n % 2 == 1 {
+                v[n / 2]
+            } else {
+                (v[n / 2 - 1] + v[n / 2]) / 2.0
+            }
+        };
+        let mut xs: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+        let m = median_of(&mut xs);
+        let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
+        let mad = median_of(&mut dev);
+        xs.iter().filter(|x| 0.6745 * (*x - m).abs() / mad > 3.5).count() as u64
+    }
+
+    #[test]
+    fn outliers_match_an_exact_modified_z_score() {
+        // A tight cluster around 100 µs with a few slow requests; odd count so both medians are exact values.
+        let mut values: Vec<u64> = (0..999).map(|i| 95 + (i % 11)).collect();
+        values.extend([400, 900, 2_000]);
+        values.push(100);
+        let mut r = Recorder::new();
+        for &v in &values {
+            r.record(&Outcome::response(200, 1), us(v));
+        }
+        let want = exact_outliers(&values);
+        assert_eq!(want, 3);
+        assert_eq!(r.latency_outliers(), want);
+        // One slow request among identical ones: MAD is 0, so nothing is called an outlier.
+        let mut flat = Recorder::new();
+        for v in [100, 100, 100, 100, 5_000] {
+            flat.record(&Outcome::response(200, 1), us(v));
+        }
+        assert_eq!(flat.latency_outliers(), 0);
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn render(s: &Scenario) -> String {
         })
         .collect();
     let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(RateBasis::Cpu))).collect();
-    timethese(&timings, RateBasis::Cpu) + &cmpthese(&rates)
+    timethese(&timings, RateBasis::Cpu, None) + &cmpthese(&rates)
 }
 
 #[test]

@@ -10,7 +10,8 @@ use httpbench_shared::{
     RenderOptions, Report, Settings, Source, Target, Tool,
 };
 
-/// A case whose i-th request took `base_us + (i % spread) µs`; `fail` requests failed with `kind`.
+/// A case of 5 rounds of 40 requests; the i-th request took `base_us + (i % spread) µs` plus a slowdown that
+/// grows with the round, so rounds differ; the first `fail` requests failed.
 fn case(
     client: &str,
     mode: Mode,
@@ -22,13 +23,17 @@ fn case(
     let mut r = Recorder::new();
     let mut wall = Duration::ZERO;
     for i in 0..200u64 {
-        let d = Duration::from_micros(base_us + i % spread);
+        let d = Duration::from_micros(base_us + i % spread + (i / 40) * base_us / 50);
         wall += d;
         let outcome = if i < fail { Outcome::failed(ErrorKind::Connect, None) } else { Outcome::response(200, 612) };
         r.record(&outcome, d);
+        if i % 40 == 39 {
+            r.end_round(wall);
+            wall = Duration::ZERO;
+        }
     }
     let cpu = cpu.map(|(u, s)| CpuTime { user: Duration::from_millis(u), sys: Duration::from_millis(s) });
-    r.finish(client, mode, wall, cpu)
+    r.finish(client, mode, cpu)
 }
 
 fn native() -> Report {
@@ -49,7 +54,10 @@ fn native() -> Report {
         },
         target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: true },
         settings: Settings {
-            count: 200,
+            count: Some(200),
+            duration_secs: None,
+            rounds: 5,
+            interleave: true,
             warmup: 10,
             modes: vec![Mode::Fresh, Mode::Reuse],
             clients: vec!["curl".into(), "raw".into()],

@@ -169,3 +169,58 @@ fn non_2xx_statuses_are_counted_not_ok() {
         assert_eq!(c["statuses"]["404"], 6, "{c}");
     }
 }
+
+#[test]
+fn rounds_and_duration() {
+    let (code, v, err) =
+        run_json(&["-n", "40", "--warmup", "0", "--rounds", "4", "--clients", "curl,raw", "--mode", "reuse"]);
+    assert_eq!(code, 0, "{err}");
+    validate(&v);
+    assert_eq!(v["settings"]["rounds"], 4);
+    assert_eq!(v["settings"]["interleave"], true);
+    for c in cases(&v) {
+        let rounds = c["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 4);
+        assert!(rounds.iter().all(|r| r["iterations"] == 10));
+        let s = &c["rate_wall_spread"];
+        assert!(s["ci95_low"].as_f64().unwrap() <= s["mean"].as_f64().unwrap());
+        assert!(s["mean"].as_f64().unwrap() <= s["ci95_high"].as_f64().unwrap());
+    }
+    let (code, out, err) = run(&["--duration", "600ms", "--rounds", "3", "--warmup", "0", "--clients", "raw,curl"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Benchmark: running curl/fresh, curl/reuse, raw/fresh, raw/reuse, each for at least 0.6 wallclock seconds..."),
+        "{out}"
+    );
+    assert!(out.contains("at least 0.6 s per case") && out.contains("3 rounds, interleaved"), "{out}");
+    assert!(out.contains("Summary (wall rates") && out.contains("times faster than"), "{out}");
+}
+
+#[test]
+fn ctrl_c_reports_and_exports_what_was_measured() {
+    use std::process::Stdio;
+    let dir = scratch("ctrl-c");
+    let json = dir.join("partial.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
+        .args(["-n", "10000000", "--warmup", "0", "--clients", "raw", "--mode", "reuse", "--rounds", "1"])
+        .args(["--export-json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: sending SIGINT to the child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(stdout.contains("raw: "), "the report of the measured requests is printed: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    validate(&v);
+    let c = &cases(&v)[0];
+    let n = c["iterations"].as_u64().unwrap();
+    assert!(n > 0 && n < 10_000_000, "{n}");
+    assert_eq!(c["ok"].as_u64().unwrap(), n, "no request failed because of the interrupt");
+}

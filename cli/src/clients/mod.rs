@@ -22,6 +22,16 @@ pub trait Driver {
     fn request(&mut self) -> Outcome;
 }
 
+/// Stands in for a client that could not be set up: every request fails at once as `other`, so the case
+/// still appears in the report with its failure.
+pub struct Broken;
+
+impl Driver for Broken {
+    fn request(&mut self) -> Outcome {
+        Outcome::failed(httpbench_shared::ErrorKind::Other, None)
+    }
+}
+
 /// What every driver needs to know.
 #[derive(Debug, Clone)]
 pub struct DriverConfig {

@@ -63,10 +63,15 @@ impl Drop for ChildServer {
 #[cfg(target_os = "linux")]
 fn die_with_parent(cmd: &mut Command) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: prctl is async-signal-safe and touches only the child's own attributes.
+    // SAFETY: prctl and setpgid are async-signal-safe and touch only the child's own attributes.
     unsafe {
         cmd.pre_exec(|| {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // A process group of its own: Ctrl-C in the terminal stops the run, not the server under the
+            // request in flight; the parent ends the server when it has reported.
+            if libc::setpgid(0, 0) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())

@@ -3,6 +3,7 @@
 use crate::view::{rows, Source};
 
 const HEADER: &str = "case,environment,client,mode,iterations,ok,failed,errors,rate_wall,rate_cpu,wall_secs,\
+rounds,rate_wall_ci95_low,rate_wall_ci95_high,rate_wall_cv,latency_outliers,\
 cpu_user_secs,cpu_sys_secs,bytes,latency_min_ns,latency_mean_ns,latency_stddev_ns,latency_p50_ns,latency_p90_ns,\
 latency_p99_ns,latency_p999_ns,latency_max_ns";
 
@@ -26,6 +27,11 @@ pub fn render(sources: &[Source<'_>]) -> String {
             c.rate_wall.to_string(),
             opt(c.rate_cpu),
             c.wall_secs.to_string(),
+            c.rounds.len().to_string(),
+            opt(c.rate_wall_spread.map(|s| s.ci95_low)),
+            opt(c.rate_wall_spread.map(|s| s.ci95_high)),
+            opt(c.rate_wall_spread.map(|s| s.cv)),
+            c.latency_outliers.to_string(),
             opt(c.cpu_user_secs),
             opt(c.cpu_sys_secs),
             c.bytes.to_string(),

@@ -10,7 +10,7 @@ pub fn render(sources: &[Source<'_>]) -> String {
         let r = s.report;
         let tag = s.tag.map(|t| format!("**{t}**: ")).unwrap_or_default();
         out.push_str(&format!(
-            "{tag}{} {} ({}), {} {}/{}, `GET {}`, {} requests per case after {} warm-up\n\n",
+            "{tag}{} {} ({}), {} {}/{}, `GET {}`, {} per case after {} warm-up\n\n",
             r.tool.name,
             r.tool.version,
             r.tool.build_profile,
@@ -18,7 +18,11 @@ pub fn render(sources: &[Source<'_>]) -> String {
             r.environment.os,
             r.environment.arch,
             r.target.url,
-            r.settings.count,
+            match (r.settings.count, r.settings.duration_secs) {
+                (_, Some(d)) => format!("at least {d} s"),
+                (Some(n), None) => format!("{n} requests"),
+                (None, None) => "unknown requests".to_string(),
+            },
             r.settings.warmup
         ));
     }

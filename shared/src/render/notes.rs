@@ -19,6 +19,9 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     }
     for row in rows {
         out.extend(failure_note(row));
+        out.extend(noisy_rounds_note(row));
+        out.extend(outliers_note(row));
+        out.extend(coarse_timer_note(row));
     }
     out.extend(body_size_note(rows));
     out.extend(placement_notes(sources));
@@ -107,4 +110,50 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Rounds whose rates differ by more than this coefficient of variation are called noisy.
+pub const NOISY_CV: f64 = 0.10;
+/// More than this fraction of latency outliers gets a warning.
+pub const OUTLIER_FRACTION: f64 = 0.01;
+/// A timer step above this fraction of the median latency makes per-request figures quantized.
+pub const COARSE_TIMER_FRACTION: f64 = 0.05;
+
+fn noisy_rounds_note(row: &Row<'_>) -> Option<String> {
+    let s = row.case.rate_wall_spread?;
+    (s.cv > NOISY_CV).then(|| {
+        format!(
+            "warning: {}: rates of its {} rounds vary by {:.1}% (CV above {:.0}%): the machine is noisy. Re-run \
+             on a quieter machine, or raise -n or --rounds.",
+            row.label,
+            s.rounds,
+            s.cv * 100.0,
+            NOISY_CV * 100.0
+        )
+    })
+}
+
+fn outliers_note(row: &Row<'_>) -> Option<String> {
+    let c = row.case;
+    (c.ok > 0 && c.latency_outliers as f64 > OUTLIER_FRACTION * c.ok as f64).then(|| {
+        format!(
+            "warning: {}: {} of {} latencies are statistical outliers (modified z-score above 3.5): other work on \
+             the machine or a stalling server interfered. Mean and σ include them; the percentiles show their effect.",
+            row.label, c.latency_outliers, c.ok
+        )
+    })
+}
+
+fn coarse_timer_note(row: &Row<'_>) -> Option<String> {
+    let step = row.report.environment.timer_resolution_ns?;
+    let p50 = row.case.latency_ns?.p50;
+    (step > COARSE_TIMER_FRACTION * p50).then(|| {
+        format!(
+            "warning: {}: the timer's step ({}) is coarse next to the median latency ({}): per-request latencies \
+             are quantized; rates, timed over whole rounds, are not affected.",
+            row.label,
+            crate::units::duration_ns(step),
+            crate::units::duration_ns(p50)
+        )
+    })
 }

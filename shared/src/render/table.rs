@@ -1,25 +1,50 @@
 //! The statistics table: one row of cells per case, shared by the text and Markdown renderers.
 
+use crate::inference::t975;
 use crate::units::{cpu_us_per_request, duration_ns, mean_sigma_ns, rate};
 use crate::view::Row;
 
 /// Column titles of the statistics table.
 pub fn stats_header() -> Vec<&'static str> {
-    vec!["case", "ok", "errors", "req/s", "mean ± σ", "p50", "p90", "p99", "p99.9", "max", "CPU/req", "bytes/req"]
+    vec![
+        "case",
+        "ok",
+        "errors",
+        "req/s",
+        "± 95% CI",
+        "CV",
+        "mean ± σ",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
+        "outliers",
+        "CPU/req",
+        "bytes/req",
+    ]
 }
 
 /// The statistics cells of one case, in [`stats_header`] order.
 pub fn stats_row(row: &Row<'_>) -> Vec<String> {
     let c = row.case;
     let mut cells = vec![row.label.clone(), c.ok.to_string(), c.failed().to_string(), rate(c.rate_wall)];
+    match &c.rate_wall_spread {
+        Some(s) => {
+            cells.push(format!("± {}", rate(t975(s.rounds - 1) * s.stderr)));
+            cells.push(format!("{:.1}%", s.cv * 100.0));
+        }
+        None => cells.extend(["n/a".to_string(), "n/a".to_string()]),
+    }
     match &c.latency_ns {
         Some(l) => {
             cells.push(mean_sigma_ns(l.mean, l.stddev));
             for v in [l.p50, l.p90, l.p99, l.p999, l.max] {
                 cells.push(duration_ns(v));
             }
+            cells.push(c.latency_outliers.to_string());
         }
-        None => cells.extend(std::iter::repeat_n("n/a".to_string(), 6)),
+        None => cells.extend(std::iter::repeat_n("n/a".to_string(), 7)),
     }
     cells.push(cpu_us_per_request(c.cpu_secs(), c.iterations));
     cells.push(match c.bytes_per_ok() {

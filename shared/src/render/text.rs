@@ -4,6 +4,7 @@
 use super::notes::notes;
 use super::table::{columns, stats_header, stats_row};
 use super::RenderOptions;
+use crate::inference::ratio;
 use crate::model::Report;
 use crate::perl::{cmpthese, timethese, RateBasis, Timing};
 use crate::view::{rows, Row, Source};
@@ -22,11 +23,20 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     out.push_str(&rate_line(&rows, options.basis));
     out.push('\n');
     let timings: Vec<Timing> = rows.iter().map(timing).collect();
-    out.push_str(&timethese(&timings, options.basis));
+    // One duration for the header only when every source ran for the same one.
+    let duration = sources
+        .first()
+        .and_then(|s| s.report.settings.duration_secs)
+        .filter(|d| sources.iter().all(|s| s.report.settings.duration_secs == Some(*d)));
+    out.push_str(&timethese(&timings, options.basis, duration));
     out.push('\n');
     let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(options.basis))).collect();
     out.push_str(&cmpthese(&rates));
     out.push('\n');
+    if let Some(summary) = summary(&rows) {
+        out.push_str(&summary);
+        out.push('\n');
+    }
     let body: Vec<Vec<String>> = rows.iter().map(stats_row).collect();
     out.push_str(&columns(&stats_header(), &body));
     let notes = notes(sources, &rows);
@@ -57,14 +67,24 @@ fn header(source: &Source<'_>) -> String {
     }
     let server = if r.target.embedded_server { " (embedded server)" } else { "" };
     let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
+    let st = &r.settings;
+    let amount = match (st.count, st.duration_secs) {
+        (_, Some(d)) => format!("at least {} s per case", crate::cfmt::general(d)),
+        (Some(n), None) => format!("{n} requests per case"),
+        (None, None) => "requests per case unknown".to_string(),
+    };
+    let rounds = match (st.rounds, st.interleave) {
+        (1, _) => "1 round".to_string(),
+        (n, true) => format!("{n} rounds, interleaved"),
+        (n, false) => format!("{n} rounds"),
+    };
     format!(
-        "{tag}{} {} ({}) · {machine}\n{tag}GET {}{server} · {} requests per case after {} warm-up · mode {}\n",
+        "{tag}{} {} ({}) · {machine}\n{tag}GET {}{server} · {amount} after {} warm-up · {rounds} · mode {}\n",
         r.tool.name,
         r.tool.version,
         r.tool.build_profile,
         r.target.url,
-        r.settings.count,
-        r.settings.warmup,
+        st.warmup,
         modes.join(", ")
     )
 }
@@ -95,4 +115,23 @@ fn timing(row: &Row<'_>) -> Timing {
         iterations: c.iterations,
         rate_wall: c.rate_wall,
     }
+}
+
+/// Hyperfine's summary, by wall rate: the fastest case, then how many times faster it ran than each other case,
+/// ± the uncertainty propagated from both cases' standard errors over rounds.
+fn summary(rows: &[Row<'_>]) -> Option<String> {
+    let mut ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
+    if ranked.len() < 2 {
+        return None;
+    }
+    ranked.sort_by(|a, b| b.case.rate_wall.total_cmp(&a.case.rate_wall));
+    let err = |r: &Row<'_>| r.case.rate_wall_spread.map_or(0.0, |s| s.stderr);
+    let best = ranked[0];
+    let mut s = format!("Summary (wall rates; ± from the spread of rounds)\n  {} ran\n", best.label);
+    for other in &ranked[1..] {
+        if let Some((r, e)) = ratio(best.case.rate_wall, err(best), other.case.rate_wall, err(other)) {
+            s.push_str(&format!("    {r:.2} ± {e:.2} times faster than {}\n", other.label));
+        }
+    }
+    Some(s)
 }
