@@ -1,59 +1,16 @@
-//! Runs the cases: warm-up, then each case in rounds, round-robin across cases when interleaving (so drift of
-//! the machine hits every case alike, as Google's tachometer does). The runner only reads the clock around each
-//! request; the clock and the CPU meter are passed in, so a test can drive it with a mock clock.
+//! Runs the cases on the shared schedule: warm-up, then each case in rounds, round-robin across cases when
+//! interleaving. The runner only reads the clock around each request; the clock and the CPU meter are passed
+//! in, so a test can drive it with a mock clock.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use httpbench_shared::clock::Clock;
+pub use httpbench_shared::schedule::{Budget, Plan};
 use httpbench_shared::{Case, CpuTime, Mode, Recorder};
 
 use crate::clients::Driver;
 use crate::progress::Progress;
-
-/// How much to measure, and in what order.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Plan {
-    /// Measured requests per case, split evenly over the rounds (`None` with a duration).
-    pub count: Option<u64>,
-    /// Measured wall time per case, split evenly over the rounds (`None` with a count).
-    pub duration: Option<Duration>,
-    /// Requests per case before measuring.
-    pub warmup: u64,
-    /// Rounds per case (at least 1).
-    pub rounds: u32,
-    /// Round-robin across cases instead of case after case.
-    pub interleave: bool,
-}
-
-/// What one round of a case may use.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Budget {
-    Requests(u64),
-    Time(Duration),
-}
-
-impl Plan {
-    /// The budget of round `round` (0-based): the count's remainder goes to the first rounds.
-    fn budget(&self, round: u32) -> Budget {
-        let rounds = u64::from(self.rounds.max(1));
-        match (self.count, self.duration) {
-            (_, Some(d)) => Budget::Time(d / self.rounds.max(1)),
-            (Some(n), None) => Budget::Requests(n / rounds + u64::from(u64::from(round) < n % rounds)),
-            (None, None) => Budget::Requests(0),
-        }
-    }
-
-    /// The (case, round) pairs in the order they run.
-    pub fn order(&self, cases: usize) -> Vec<(usize, u32)> {
-        let rounds = self.rounds.max(1);
-        if self.interleave {
-            (0..rounds).flat_map(|r| (0..cases).map(move |c| (c, r))).collect()
-        } else {
-            (0..cases).flat_map(|c| (0..rounds).map(move |r| (c, r))).collect()
-        }
-    }
-}
 
 /// The clock, the CPU meter, and the stop flag (set by Ctrl-C) the runner uses.
 pub struct Instruments<'a> {
@@ -118,11 +75,7 @@ fn run_round(case: &mut CaseRun<'_>, budget: Budget, inst: &Instruments<'_>, pro
     let start = inst.clock.now();
     let mut done = 0u64;
     loop {
-        let more = match budget {
-            Budget::Requests(n) => done < n,
-            Budget::Time(d) => done == 0 || inst.clock.now() - start < d,
-        };
-        if !more || inst.stop.load(Ordering::Relaxed) {
+        if !budget.wants_more(done, inst.clock.now() - start) || inst.stop.load(Ordering::Relaxed) {
             break;
         }
         let t0 = inst.clock.now();
@@ -174,17 +127,6 @@ mod tests {
 
     fn plan(interleave: bool) -> Plan {
         Plan { count: Some(10), duration: None, warmup: 2, rounds: 3, interleave }
-    }
-
-    #[test]
-    fn budgets_split_the_count_and_the_duration() {
-        let p = plan(true);
-        let per_round: Vec<Budget> = (0..3).map(|r| p.budget(r)).collect();
-        assert_eq!(per_round, vec![Budget::Requests(4), Budget::Requests(3), Budget::Requests(3)]);
-        let d = Plan { count: None, duration: Some(Duration::from_secs(3)), ..p };
-        assert_eq!(d.budget(0), Budget::Time(Duration::from_secs(1)));
-        assert_eq!(p.order(2), vec![(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]);
-        assert_eq!(plan(false).order(2), vec![(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod model;
 pub mod parse;
 pub mod perl;
 pub mod render;
+pub mod schedule;
 pub mod stats;
 pub mod units;
 pub mod view;
