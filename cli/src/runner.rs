@@ -3,7 +3,6 @@
 //! in, so a test can drive it with a mock clock.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 use httpbench_shared::clock::Clock;
 pub use httpbench_shared::schedule::{Budget, Plan};
@@ -100,6 +99,7 @@ fn run_round(case: &mut CaseRun<'_>, budget: Budget, inst: &Instruments<'_>, pro
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
+    use std::time::Duration;
 
     use httpbench_shared::clock::MockClock;
     use httpbench_shared::Outcome;
