@@ -55,3 +55,55 @@ fn bad_result_files_are_refused_by_name() {
     assert_eq!(code, 2);
     assert!(err.contains("absent.json"), "{err}");
 }
+
+#[test]
+fn hostile_result_files_are_refused_by_name() {
+    let dir = scratch("compare-hostile");
+    let good = dir.join("good.json");
+    let (code, _, err) = run(&[
+        "-n",
+        "5",
+        "--warmup",
+        "0",
+        "--clients",
+        "raw",
+        "--mode",
+        "reuse",
+        "--rounds",
+        "1",
+        "--format",
+        "csv",
+        "--export-json",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let base: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = base.clone();
+        edit(&mut v);
+        v.to_string()
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("negative.json", with(&|v| v["cases"][0]["wall_secs"] = (-1.0).into()), "wall_secs is -1"),
+        ("huge-count.json", with(&|v| v["cases"][0]["iterations"] = serde_json::json!(1e308)), "invalid result file"),
+        ("ok-above-iterations.json", with(&|v| v["cases"][0]["ok"] = 10_000.into()), "exceeds iterations"),
+        ("nan.json", base.to_string().replace("\"wall_secs\":", "\"wall_secs\":NaN,\"x\":"), "not valid JSON"),
+        ("nested.json", "[".repeat(100_000), "not valid JSON"),
+        ("unknown-field.json", with(&|v| v["surprise"] = true.into()), "unknown field"),
+    ];
+    for (name, content, why) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, content).unwrap();
+        let (code, out, err) = run(&["compare", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(out.is_empty(), "{name}");
+        assert!(err.contains(name) && err.contains(why), "{name}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+    // A 1 GiB file (sparse, so the test writes nothing) is refused before it is read.
+    let big = dir.join("huge.json");
+    std::fs::File::create(&big).unwrap().set_len(1 << 30).unwrap();
+    let (code, _, err) = run(&["compare", big.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("huge.json") && err.contains("too large"), "{err}");
+}

@@ -3,6 +3,7 @@
 //! per area.
 
 mod compare;
+mod faults;
 mod helpers;
 mod perl_seed;
 mod placement;

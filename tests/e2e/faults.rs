@@ -1,0 +1,299 @@
+//! Faults and hostile peers: a fault-injecting server written here (it stalls, resets, truncates, speaks
+//! garbage) on 127.0.0.1, and the real binary against it. Every client must report the right error kind,
+//! never panic, and never abort the other cases.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::helpers::{cases, run, run_json, Serve};
+use crate::schema::validate;
+
+/// What the fault server does after reading a request head.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Never answers.
+    StallBeforeHeaders,
+    /// Sends the head and part of the body, then stalls.
+    StallMidBody,
+    /// Sends the head and part of the body, then closes cleanly (FIN): a short body.
+    CloseMidBody,
+    /// Sends the head and part of the body, then resets the connection (RST).
+    ResetMidBody,
+    /// Answers with bytes that are not HTTP.
+    Garbage,
+    /// Answers like an SSH server.
+    SshBanner,
+    /// Answers with a redirect to itself.
+    Redirect,
+}
+
+struct FaultServer {
+    url: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl FaultServer {
+    fn start(fault: Fault) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        listener.set_nonblocking(true).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((s, _)) => {
+                        let flag = flag.clone();
+                        thread::spawn(move || misbehave(s, fault, &flag));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        });
+        FaultServer { url, stop }
+    }
+}
+
+impl Drop for FaultServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn read_head(s: &mut TcpStream) -> bool {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    true
+}
+
+const PARTIAL: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n0123456789";
+
+fn misbehave(mut s: TcpStream, fault: Fault, stop: &AtomicBool) {
+    let _ = s.set_nonblocking(false);
+    let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
+    // Every fault but the banner waits for the request first.
+    if !matches!(fault, Fault::SshBanner) && !read_head(&mut s) {
+        return;
+    }
+    let hold = || {
+        // Keep the connection open (stalled) until the test is over or the client gives up.
+        for _ in 0..400 {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    };
+    match fault {
+        Fault::StallBeforeHeaders => hold(),
+        Fault::StallMidBody => {
+            let _ = s.write_all(PARTIAL);
+            hold();
+        }
+        Fault::CloseMidBody => {
+            let _ = s.write_all(PARTIAL);
+        }
+        Fault::ResetMidBody => {
+            let _ = s.write_all(PARTIAL);
+            thread::sleep(Duration::from_millis(20));
+            reset(&s);
+        }
+        Fault::Garbage => {
+            let _ = s.write_all(b"\x00\x01\x02garbage\xff\xfe not http at all\r\n\r\n");
+        }
+        Fault::SshBanner => {
+            let _ = s.write_all(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n");
+            let _ = read_head(&mut s);
+        }
+        Fault::Redirect => {
+            let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: /\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    }
+}
+
+/// Close with an RST instead of a FIN (SO_LINGER with a zero timeout).
+fn reset(s: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: setsockopt on our own socket with a correctly sized struct.
+    unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+}
+
+/// Run every client in reuse mode against `url`, 2 requests each, and return the result file.
+fn all_clients(url: &str, timeout: &str) -> Value {
+    let (code, v, err) = run_json(&[
+        "run",
+        url,
+        "-n",
+        "2",
+        "--warmup",
+        "0",
+        "--rounds",
+        "1",
+        "--clients",
+        "all",
+        "--mode",
+        "reuse",
+        "--timeout",
+        timeout,
+    ]);
+    assert_eq!(code, 1, "failures give exit code 1: {err}");
+    assert!(!err.contains("panicked"), "no client panics: {err}");
+    validate(&v);
+    assert_eq!(cases(&v).len(), 5, "no case aborts the others");
+    v
+}
+
+/// Assert every client saw `want` for both requests, except the (client, kind) pairs in `nearest`: clients
+/// that cannot tell this fault apart and report the nearest kind they can express.
+fn expect_kind(v: &Value, want: &str, nearest: &[(&str, &str)]) {
+    for c in cases(v) {
+        assert_eq!(c["ok"], 0, "{c}");
+        let errors = c["errors"].as_object().unwrap();
+        let total: u64 = errors.values().map(|n| n.as_u64().unwrap()).sum();
+        assert_eq!(total, 2, "{c}");
+        let kinds: Vec<&String> = errors.keys().collect();
+        let client = c["client"].as_str().unwrap();
+        assert!(
+            kinds.iter().all(|k| *k == want || nearest.contains(&(client, k.as_str()))),
+            "{} reported {kinds:?}, expected {want}",
+            c["client"]
+        );
+    }
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    let s = FaultServer::start(Fault::StallBeforeHeaders);
+    expect_kind(&all_clients(&s.url, "0.5"), "timeout", &[]);
+}
+
+#[test]
+fn a_server_that_stalls_mid_body_times_out_and_the_part_is_not_ok() {
+    let s = FaultServer::start(Fault::StallMidBody);
+    expect_kind(&all_clients(&s.url, "0.5"), "timeout", &[]);
+}
+
+#[test]
+fn a_body_shorter_than_its_content_length_is_truncated() {
+    let s = FaultServer::start(Fault::CloseMidBody);
+    expect_kind(&all_clients(&s.url, "5"), "truncated", &[]);
+}
+
+#[test]
+fn a_reset_mid_body_is_reset() {
+    let s = FaultServer::start(Fault::ResetMidBody);
+    // ureq turns a reset into "peer disconnected" (UnexpectedEof): to it, a short body.
+    expect_kind(&all_clients(&s.url, "5"), "reset", &[("ureq", "truncated")]);
+}
+
+#[test]
+fn garbage_and_ssh_banners_are_protocol_errors() {
+    let s = FaultServer::start(Fault::Garbage);
+    expect_kind(&all_clients(&s.url, "2"), "protocol", &[]);
+    let s = FaultServer::start(Fault::SshBanner);
+    expect_kind(&all_clients(&s.url, "2"), "protocol", &[]);
+}
+
+#[test]
+fn redirects_are_followed_by_no_client() {
+    let s = FaultServer::start(Fault::Redirect);
+    let v = all_clients(&s.url, "2");
+    expect_kind(&v, "status", &[]);
+    for c in cases(&v) {
+        assert_eq!(c["statuses"]["302"], 2, "{c}");
+    }
+}
+
+#[test]
+fn an_unresolvable_name_is_a_dns_error() {
+    // In a network namespace of its own nothing leaves the machine: the resolver cannot be reached, so the
+    // lookup fails at once, as it would for a name that does not exist.
+    let bin = env!("CARGO_BIN_EXE_httpbench");
+    let out = std::process::Command::new("unshare")
+        .args(["-n", bin, "run", "http://no-such-host.invalid/", "-n", "2", "--warmup", "0", "--rounds", "1"])
+        .args(["--clients", "all", "--mode", "reuse", "--timeout", "2", "--pin", "none", "--format", "json"])
+        .output()
+        .expect("unshare runs (util-linux)");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    expect_kind(&v, "dns", &[]);
+}
+
+#[test]
+fn a_huge_body_is_streamed_in_flat_memory() {
+    let serve = Serve::start();
+    let url = format!("{}bytes/{}", serve.url, 1u64 << 30);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
+        .args(["run", &url, "-n", "1", "--warmup", "0", "--rounds", "1", "--clients", "all", "--mode", "reuse"])
+        .args(["--timeout", "120", "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    for c in cases(&v) {
+        assert_eq!(c["ok"], 1, "{c}");
+        assert_eq!(c["bytes"], 1u64 << 30, "{} read the whole GiB", c["client"]);
+    }
+    let peak_mib = usage.ru_maxrss / 1024;
+    assert!(peak_mib < 150, "5 GiB streamed through 5 clients with a peak RSS of {peak_mib} MiB");
+}
+
+#[test]
+fn an_unwritable_export_path_is_named_and_the_report_still_printed() {
+    // /proc is a directory, but nobody (not even root) can create a file in it.
+    let (code, out, err) =
+        run(&["-n", "5", "--warmup", "0", "--clients", "raw", "--export-json", "/proc/httpbench.json"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("/proc/httpbench.json"), "{err}");
+    assert!(out.contains("Benchmark: timing 5 iterations of"), "{out}");
+}
+
+#[test]
+fn the_target_server_answers_malformed_requests_with_4xx() {
+    let serve = Serve::start();
+    let addr = serve.url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    for request in [
+        b"BLAH\r\n\r\n".to_vec(),
+        b"GET / HTTP/1.1\r\nHost: x\r\nBad Header Without Colon\r\n\r\n".to_vec(),
+        [b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: ".to_vec(), vec![b'a'; 512 * 1024], b"\r\n\r\n".to_vec()].concat(),
+    ] {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.write_all(&request);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        let head = String::from_utf8_lossy(&answer);
+        assert!(head.starts_with("HTTP/1.1 4"), "{:?} → {head:?}", String::from_utf8_lossy(&request[..20]));
+    }
+    // The server is still serving.
+    let (head, body) = crate::helpers::get(&serve.url, "/");
+    assert!(head.starts_with("HTTP/1.1 200") && body.len() == 612);
+}
