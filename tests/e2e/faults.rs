@@ -244,6 +244,8 @@ fn an_unresolvable_name_is_a_dns_error() {
 fn a_huge_body_is_streamed_in_flat_memory() {
     let serve = Serve::start();
     let url = format!("{}bytes/{}", serve.url, 1u64 << 30);
+    // Reaped below with wait4, which also gives its peak memory; Child::wait would not.
+    #[allow(clippy::zombie_processes)]
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
         .args(["run", &url, "-n", "1", "--warmup", "0", "--rounds", "1", "--clients", "all", "--mode", "reuse"])
         .args(["--timeout", "120", "--format", "json"])
