@@ -7,6 +7,7 @@ mod curl;
 mod raw;
 mod reqwest_async;
 mod reqwest_blocking;
+mod tls;
 mod ureq;
 
 use std::fmt;

@@ -1,11 +1,12 @@
 //! `reqwest` async on a current-thread tokio runtime owned by the driver: every future runs on the measuring
 //! thread, so the measured time and CPU are the client's alone.
 
-use httpbench_shared::{Mode, Outcome};
+use httpbench_shared::{ErrorKind, Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
 
 use super::reqwest_blocking::kind;
+use super::tls;
 use super::{Driver, DriverConfig};
 
 /// The async reqwest client.
@@ -22,13 +23,16 @@ impl ReqwestAsyncDriver {
         Ok(ReqwestAsyncDriver { config: config.clone(), runtime, client: None })
     }
 
-    fn new_client(&self) -> Result<Client, reqwest::Error> {
+    fn new_client(&self) -> Result<Client, Outcome> {
+        let tls = tls::client_config().map_err(|_| Outcome::failed(ErrorKind::Tls, None))?;
         Client::builder()
             .timeout(self.config.timeout)
             .tcp_nodelay(true)
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
+            .tls_backend_preconfigured(tls)
             .build()
+            .map_err(|e| Outcome::failed(kind(&e), None))
     }
 }
 
@@ -39,7 +43,7 @@ impl Driver for ReqwestAsyncDriver {
             let _guard = self.runtime.enter();
             match self.new_client() {
                 Ok(c) => self.client = Some(c),
-                Err(e) => return Outcome::failed(kind(&e), None),
+                Err(failed) => return failed,
             }
         }
         let Some(client) = self.client.clone() else { unreachable!("set just above") };

@@ -7,6 +7,7 @@ use httpbench_shared::{ErrorKind, Mode, Outcome};
 use reqwest::blocking::Client;
 
 use super::classify::chain_kind;
+use super::tls;
 use super::{Driver, DriverConfig};
 
 /// The blocking reqwest client.
@@ -21,14 +22,16 @@ impl ReqwestDriver {
         ReqwestDriver { config: config.clone(), client: None }
     }
 
-    fn perform(&mut self) -> Result<Outcome, reqwest::Error> {
+    fn perform(&mut self) -> Result<Outcome, Failure> {
         if self.client.is_none() || self.config.mode == Mode::Fresh {
+            let tls = tls::client_config().map_err(|_| Failure::Tls)?;
             self.client = Some(
                 Client::builder()
                     .timeout(self.config.timeout)
                     .tcp_nodelay(true)
                     .no_proxy()
                     .redirect(reqwest::redirect::Policy::none())
+                    .tls_backend_preconfigured(tls)
                     .build()?,
             );
         }
@@ -42,7 +45,24 @@ impl ReqwestDriver {
 
 impl Driver for ReqwestDriver {
     fn request(&mut self) -> Outcome {
-        self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+        self.perform().unwrap_or_else(|e| match e {
+            Failure::Tls => Outcome::failed(ErrorKind::Tls, None),
+            Failure::Reqwest(e) => Outcome::failed(kind(&e), None),
+        })
+    }
+}
+
+/// Why a request failed: reqwest's error, or no TLS configuration to give the client.
+pub enum Failure {
+    /// The shared TLS configuration could not be built.
+    Tls,
+    /// Anything reqwest reports.
+    Reqwest(reqwest::Error),
+}
+
+impl From<reqwest::Error> for Failure {
+    fn from(e: reqwest::Error) -> Self {
+        Failure::Reqwest(e)
     }
 }
 
