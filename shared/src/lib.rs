@@ -3,6 +3,7 @@
 //! time requests (through [`clock`] or their own) and hand it durations.
 
 pub mod cfmt;
+pub mod change;
 pub mod clock;
 pub mod inference;
 pub mod model;

@@ -31,6 +31,12 @@ fn two_saved_runs_render_as_one_report() {
         "{out}"
     );
     assert!(out.contains("[before] httpbench") && out.contains("[after] httpbench"), "{out}");
+    assert!(out.contains("Change from before to after (wall rate; 95% CI by Welch's t over rounds"), "{out}");
+    for case in ["curl/reuse", "raw/reuse"] {
+        let line = out.lines().find(|l| l.trim_start().starts_with(case) && l.contains(" → ")).expect("a change line");
+        let verdicts = ["improved", "regressed", "no change", "within noise"];
+        assert!(line.contains('%') && line.contains('[') && verdicts.iter().any(|v| line.ends_with(v)), "{line}");
+    }
 }
 
 #[test]
