@@ -97,7 +97,7 @@ pub fn change(b: &Case, a: &Case) -> Change {
     let se = (sb + sa).sqrt();
     // Welch–Satterthwaite degrees of freedom; with no spread at all, the difference is exact.
     let df = if se > 0.0 { (sb + sa).powi(2) / (sb.powi(2) / (nb - 1.0) + sa.powi(2) / (na - 1.0)) } else { 1e9 };
-    let half = t975(df.floor().max(1.0).min(1e9) as u32) * se;
+    let half = t975(df.floor().clamp(1.0, 1e9) as u32) * se;
     let diff = ma - mb;
     let (low, high) = ((diff - half) / mb, (diff + half) / mb);
     let change = diff / mb;
