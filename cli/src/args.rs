@@ -101,6 +101,18 @@ pub struct ServeArgs {
     /// Pin the server (all its threads) to this CPU (Linux).
     #[arg(long, value_name = "CPU")]
     pub cpu: Option<usize>,
+    /// The built page to serve under /app/ [default: ./dist, or dist/ beside the repository's target/].
+    #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
+    pub page_dir: Option<PathBuf>,
+    /// Folder where result files posted by the page are saved.
+    #[arg(long, value_name = "DIR", default_value = "httpbench-results")]
+    pub results_dir: PathBuf,
+    /// Open the page in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Print only the `listening on URL` line (for programs that start the server).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Options of `httpbench compare`.

@@ -233,7 +233,35 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    Ok(ServeOptions { bind, port: a.port, threads, cpu: a.cpu })
+    let page_dir = match &a.page_dir {
+        Some(d) if d.join("index.html").is_file() => Some(d.clone()),
+        Some(d) => {
+            return usage(format!(
+                "--page-dir {}: no index.html there; {}",
+                d.display(),
+                crate::server::page::HOW_TO_BUILD
+            ))
+        }
+        None => default_page_dir(),
+    };
+    Ok(ServeOptions {
+        bind,
+        port: a.port,
+        threads,
+        cpu: a.cpu,
+        page_dir,
+        results_dir: Some(a.results_dir.clone()),
+        open: a.open,
+        quiet: a.quiet,
+    })
+}
+
+/// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`).
+pub fn default_page_dir() -> Option<PathBuf> {
+    let here = PathBuf::from("dist");
+    let beside_target =
+        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join("dist")));
+    [Some(here), beside_target].into_iter().flatten().find(|d| d.join("index.html").is_file())
 }
 
 /// Checked options of `httpbench compare`.

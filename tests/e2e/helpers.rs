@@ -50,8 +50,14 @@ pub struct Serve {
 
 impl Serve {
     pub fn start() -> Self {
+        Self::start_with(&["--quiet"])
+    }
+
+    /// `httpbench serve --port 0 --threads 2 EXTRA...`.
+    pub fn start_with(extra: &[&str]) -> Self {
         let mut child = bin()
             .args(["serve", "--port", "0", "--threads", "2"])
+            .args(extra)
             .stdout(Stdio::piped())
             .stdin(Stdio::null())
             .spawn()
@@ -164,4 +170,27 @@ pub fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
     s.read_to_end(&mut all).unwrap();
     let split = all.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
     (String::from_utf8_lossy(&all[..split]).into_owned(), all[split + 4..].to_vec())
+}
+
+/// Send raw request bytes and return (status line and headers, body).
+pub fn exchange(url_base: &str, request: &[u8]) -> (String, Vec<u8>) {
+    let addr = url_base.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = s.write_all(request);
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    match all.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(split) => (String::from_utf8_lossy(&all[..split]).into_owned(), all[split + 4..].to_vec()),
+        None => (String::from_utf8_lossy(&all).into_owned(), Vec::new()),
+    }
+}
+
+/// POST `body` to `path` with `Connection: close`.
+pub fn post(url_base: &str, path: &str, body: &[u8]) -> (String, Vec<u8>) {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    exchange(url_base, &[head.as_bytes(), body].concat())
 }

@@ -33,3 +33,124 @@ fn a_busy_port_is_a_clear_error() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains(&port) && err.contains("--port 0"), "{err}");
 }
+
+/// A page directory with a secret beside it (and a symlink to the secret inside it).
+fn page_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = crate::helpers::scratch("page");
+    let page = root.join("dist");
+    std::fs::create_dir_all(page.join("sub")).unwrap();
+    std::fs::write(page.join("index.html"), "<!DOCTYPE html><p>the page</p>").unwrap();
+    std::fs::write(page.join("app.js"), "console.log(1)").unwrap();
+    std::fs::write(page.join("app.wasm"), b"\0asm").unwrap();
+    std::fs::write(page.join("sub/x.css"), "p{}").unwrap();
+    std::fs::write(root.join("secret.txt"), "SECRET").unwrap();
+    std::os::unix::fs::symlink(root.join("secret.txt"), page.join("link.txt")).unwrap();
+    (root, page)
+}
+
+#[test]
+fn the_page_is_served_cross_origin_isolated() {
+    let (_root, page) = page_fixture();
+    let s = Serve::start_with(&["--page-dir", page.to_str().unwrap(), "--quiet"]);
+    let (head, _) = get(&s.url, "/app");
+    assert!(head.starts_with("HTTP/1.1 301") && head.to_ascii_lowercase().contains("location: /app/"), "{head}");
+    let (head, body) = get(&s.url, "/app/");
+    let lower = head.to_ascii_lowercase();
+    assert!(head.starts_with("HTTP/1.1 200") && body == b"<!DOCTYPE html><p>the page</p>", "{head}");
+    assert!(lower.contains("cross-origin-opener-policy: same-origin"), "{head}");
+    assert!(lower.contains("cross-origin-embedder-policy: require-corp"), "{head}");
+    for (path, ty) in
+        [("/app/app.js", "text/javascript"), ("/app/app.wasm", "application/wasm"), ("/app/sub/x.css", "text/css")]
+    {
+        let (head, _) = get(&s.url, path);
+        assert!(head.starts_with("HTTP/1.1 200") && head.to_ascii_lowercase().contains(ty), "{path}: {head}");
+    }
+    // The target endpoints are still at the root, for the page to benchmark.
+    let (_, body) = get(&s.url, "/");
+    assert_eq!(body.len(), 612);
+}
+
+#[test]
+fn static_serving_never_escapes_the_page_directory() {
+    let (_root, page) = page_fixture();
+    let s = Serve::start_with(&["--page-dir", page.to_str().unwrap(), "--quiet"]);
+    for path in [
+        "/app/../secret.txt",
+        "/app/%2e%2e/secret.txt",
+        "/app/..%2fsecret.txt",
+        "/app/sub/../../secret.txt",
+        "/app//etc/passwd",
+        "/app/%2fetc%2fpasswd",
+        "/app/link.txt",
+        "/app/..\\secret.txt",
+        "/app/%00index.html",
+    ] {
+        let (head, body) = get(&s.url, path);
+        assert!(!head.starts_with("HTTP/1.1 200"), "{path} was served: {head}");
+        let text = String::from_utf8_lossy(&body);
+        assert!(!text.contains("SECRET") && !text.contains("root:"), "{path} leaked: {text}");
+    }
+}
+
+#[test]
+fn a_missing_page_says_how_to_build_it() {
+    let s = Serve::start_with(&["--quiet"]);
+    let (head, body) = get(&s.url, "/app/");
+    let text = String::from_utf8_lossy(&body);
+    // Without --page-dir, a dist/ beside the repository is found if one was built; otherwise the message.
+    if head.starts_with("HTTP/1.1 404") {
+        assert!(text.contains("trunk build --release"), "{text}");
+    }
+    let (code, _, err) = crate::helpers::run(&["serve", "--port", "0", "--page-dir", "/nonexistent-page"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent-page") && err.contains("trunk build"), "{err}");
+}
+
+#[test]
+fn the_results_endpoint_validates_limits_and_saves_atomically() {
+    use crate::helpers::post;
+    let dir = crate::helpers::scratch("results");
+    let results = dir.join("results");
+    let s = Serve::start_with(&["--results-dir", results.to_str().unwrap(), "--quiet"]);
+    let report = dir.join("r.json");
+    let (code, _, err) = crate::helpers::run(&[
+        "-n",
+        "5",
+        "--warmup",
+        "0",
+        "--clients",
+        "raw",
+        "--mode",
+        "reuse",
+        "--rounds",
+        "1",
+        "--format",
+        "csv",
+        "--export-json",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let good = std::fs::read(&report).unwrap();
+    let (head, body) = post(&s.url, "/results", &good);
+    assert!(head.starts_with("HTTP/1.1 201"), "{head} {}", String::from_utf8_lossy(&body));
+    let saved: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(saved.len(), 1, "one file, no temporary left: {saved:?}");
+    let text = std::fs::read_to_string(&saved[0]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    crate::schema::validate(&v);
+
+    let (head, body) = post(&s.url, "/results", b"{ nope");
+    assert!(head.starts_with("HTTP/1.1 400") && String::from_utf8_lossy(&body).contains("not valid JSON"), "{head}");
+    let (head, body) = post(&s.url, "/results", br#"{"schema_version": 7}"#);
+    assert!(head.starts_with("HTTP/1.1 400") && String::from_utf8_lossy(&body).contains("schema_version 7"), "{head}");
+    let huge = vec![b' '; 9 * 1024 * 1024];
+    let (head, _) = post(&s.url, "/results", &huge);
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert_eq!(std::fs::read_dir(&results).unwrap().count(), 1, "refused files are not saved");
+    // A page on another origin may post: the preflight allows it.
+    let (head, _) = crate::helpers::exchange(
+        &s.url,
+        b"OPTIONS /results HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n",
+    );
+    assert!(head.to_ascii_lowercase().contains("access-control-allow-methods: get, head, post, options"), "{head}");
+}

@@ -20,7 +20,7 @@ impl ChildServer {
     pub fn start(cpu: Option<usize>) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
         let mut cmd = Command::new(exe);
-        cmd.args(["serve", "--port", "0", "--threads", "1"]).stdin(Stdio::null()).stdout(Stdio::piped());
+        cmd.args(["serve", "--port", "0", "--threads", "1", "--quiet"]).stdin(Stdio::null()).stdout(Stdio::piped());
         if let Some(cpu) = cpu {
             cmd.args(["--cpu", &cpu.to_string()]);
         }

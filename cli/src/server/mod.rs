@@ -4,16 +4,23 @@
 
 mod body;
 pub mod child;
+pub mod page;
+mod results;
 mod routes;
 
 use std::convert::Infallible;
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
+use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
@@ -30,6 +37,23 @@ pub struct ServeOptions {
     pub threads: usize,
     /// CPU to pin the server to (all its threads), if any.
     pub cpu: Option<usize>,
+    /// The built page (trunk's `dist/`), served under `/app/`, if found.
+    pub page_dir: Option<PathBuf>,
+    /// Where posted result files are saved; `None` prints them only.
+    pub results_dir: Option<PathBuf>,
+    /// Open the page in the default browser once listening.
+    pub open: bool,
+    /// Announce nothing but the address.
+    pub quiet: bool,
+}
+
+/// What the request handler needs.
+#[derive(Debug, Default)]
+pub struct State {
+    /// The page directory.
+    pub page_dir: Option<PathBuf>,
+    /// The results folder.
+    pub results_dir: Option<PathBuf>,
 }
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
@@ -53,12 +77,17 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {addr}: is the port in use? Try --port 0 for a free one"))?;
         let local = listener.local_addr()?;
+        let base = format!("http://{}/", display_addr(local));
         let mut out = std::io::stdout().lock();
-        writeln!(out, "listening on http://{}/", display_addr(local))?;
+        writeln!(out, "listening on {base}")?;
         out.flush()?;
         drop(out);
+        if !options.quiet {
+            announce(options, &base);
+        }
+        let state = Arc::new(State { page_dir: options.page_dir.clone(), results_dir: options.results_dir.clone() });
         tokio::select! {
-            _ = serve(listener) => {}
+            _ = serve(listener, state) => {}
             _ = tokio::signal::ctrl_c() => {}
         }
         Ok(())
@@ -73,8 +102,44 @@ pub fn display_addr(addr: SocketAddr) -> String {
     }
 }
 
+/// Tell the user (on stderr: stdout's first line is the address a parent reads) where the page is, where
+/// results go, and open the browser if asked.
+fn announce(options: &ServeOptions, base: &str) {
+    let page = format!("{base}app/");
+    match &options.page_dir {
+        Some(dir) => eprintln!("httpbench serve: page {page} (from {})", dir.display()),
+        None => eprintln!("httpbench serve: no built page found: {}", page::HOW_TO_BUILD),
+    }
+    if let Some(dir) = &options.results_dir {
+        eprintln!("httpbench serve: results posted by the page are printed and saved in {}", dir.display());
+    }
+    if options.open {
+        let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+        if std::process::Command::new(opener).arg(&page).spawn().is_err() {
+            eprintln!("httpbench serve: could not start {opener}; open {page} yourself");
+        }
+    }
+}
+
+/// Route one request: the page under `/app/`, the results endpoint, or the target endpoints.
+async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::TargetBody> {
+    let path = req.uri().path().to_string();
+    let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
+    let mut res = if path == "/results" && req.method() == Method::POST {
+        results::accept(state.results_dir.as_deref(), req).await
+    } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
+        page::respond(state.page_dir.as_deref(), &path)
+    } else {
+        return routes::respond(&req);
+    };
+    let h = res.headers_mut();
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    h.insert(header::SERVER, HeaderValue::from_static("httpbench"));
+    res
+}
+
 /// Accept connections forever, one task each.
-pub async fn serve(listener: TcpListener) {
+pub async fn serve(listener: TcpListener, state: Arc<State>) {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -86,8 +151,12 @@ pub async fn serve(listener: TcpListener) {
             }
         };
         let _ = stream.set_nodelay(true);
+        let state = state.clone();
         tokio::spawn(async move {
-            let service = service_fn(|req| async move { Ok::<_, Infallible>(routes::respond(&req)) });
+            let service = service_fn(move |req| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(handle(state, req).await) }
+            });
             let _ = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(Duration::from_secs(30))

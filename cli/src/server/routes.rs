@@ -73,7 +73,8 @@ fn preflight() -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::empty());
     *r.status_mut() = StatusCode::NO_CONTENT;
     let h = r.headers_mut();
-    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+    // POST is for the results endpoint, which a page hosted on another origin may call.
+    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, POST, OPTIONS"));
     h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
     h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
     r

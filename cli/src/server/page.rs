@@ -1,0 +1,124 @@
+//! Serving the built page (trunk's `dist/`) under `/app/`, with the cross-origin isolation headers that give
+//! the page a 5 µs timer. Paths are decoded and checked segment by segment, then the file's real path must
+//! still lie inside the page directory, so no request (`..`, encoded dots, symlinks) escapes it.
+
+use std::path::{Component, Path, PathBuf};
+
+use hyper::header::{self, HeaderValue};
+use hyper::{Response, StatusCode};
+
+use super::body::TargetBody;
+
+/// Where the page is served.
+pub const PREFIX: &str = "/app";
+
+/// How to build the page, for messages.
+pub const HOW_TO_BUILD: &str =
+    "build it with `trunk build --release` in the repository (scripts/test.sh does), or pass --page-dir DIR";
+
+/// Answer a GET under [`PREFIX`]: `path` is the request path, `dir` the page directory if any.
+pub fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
+    let rest = &path[PREFIX.len()..];
+    if rest.is_empty() {
+        // Relative asset URLs need the trailing slash.
+        let mut r = Response::new(TargetBody::empty());
+        *r.status_mut() = StatusCode::MOVED_PERMANENTLY;
+        r.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/app/"));
+        return r;
+    }
+    let Some(dir) = dir.filter(|d| d.join("index.html").is_file()) else {
+        return message(StatusCode::NOT_FOUND, &format!("The page is not built here: {HOW_TO_BUILD}."));
+    };
+    let rel = match rest.strip_prefix('/').map(decode) {
+        Some(Some(r)) if r.is_empty() => "index.html".to_string(),
+        Some(Some(r)) => r,
+        _ => return message(StatusCode::BAD_REQUEST, "bad path"),
+    };
+    let Some(file) = inside(dir, &rel) else {
+        return message(StatusCode::NOT_FOUND, "not found");
+    };
+    match std::fs::read(&file) {
+        Ok(bytes) => isolated(Response::new(TargetBody::owned(bytes)), content_type(&file)),
+        Err(_) => message(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// `dir/rel` if `rel` is a plain relative path whose real location is inside `dir`.
+pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
+    let rel = Path::new(rel);
+    if rel.components().any(|c| !matches!(c, Component::Normal(_))) || rel.to_str()?.contains('\\') {
+        return None;
+    }
+    let root = dir.canonicalize().ok()?;
+    let real = root.join(rel).canonicalize().ok()?;
+    (real.starts_with(&root) && real.is_file()).then_some(real)
+}
+
+/// Percent-decode a path; `None` for bad escapes, NUL bytes or invalid UTF-8.
+fn decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    (!out.contains(&0)).then_some(())?;
+    String::from_utf8(out).ok()
+}
+
+fn content_type(p: &Path) -> &'static str {
+    match p.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript",
+        "wasm" => "application/wasm",
+        "css" => "text/css",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        _ => "application/octet-stream",
+    }
+}
+
+/// The page's own responses: cross-origin isolated (COOP + COEP), so `performance.now()` is fine-grained.
+fn isolated(mut r: Response<TargetBody>, content_type: &'static str) -> Response<TargetBody> {
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    h.insert("cross-origin-embedder-policy", HeaderValue::from_static("require-corp"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}
+
+fn message(status: StatusCode, text: &str) -> Response<TargetBody> {
+    let html = format!("<!DOCTYPE html><title>httpbench</title><p>{text}</p>\n");
+    let mut r = isolated(Response::new(TargetBody::owned(html)), "text/html; charset=utf-8");
+    *r.status_mut() = status;
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_and_containment() {
+        assert_eq!(decode("a%20b").as_deref(), Some("a b"));
+        assert_eq!(decode("%2e%2e/x").as_deref(), Some("../x"));
+        assert_eq!(decode("%zz"), None);
+        assert_eq!(decode("a%00b"), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("index.html"), "<p>hi</p>").unwrap();
+        assert!(inside(dir.path(), "index.html").is_some());
+        for bad in ["../index.html", "/etc/passwd", "a/../../x", "..", "a\\..\\b", "./index.html"] {
+            assert!(inside(dir.path(), bad).is_none(), "{bad}");
+        }
+    }
+}

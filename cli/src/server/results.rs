@@ -1,0 +1,73 @@
+//! The results endpoint, `POST /results`: the page posts its result file when a run ends. Only well-formed
+//! result files of a known schema version, at most 8 MiB, are accepted (400 or 413 with the reason otherwise);
+//! an accepted one is printed in the text format and saved atomically in the results folder.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+
+use httpbench_shared::parse::parse_reports;
+use httpbench_shared::{render, Format, RenderOptions, Source};
+
+use super::body::TargetBody;
+
+/// Largest result file accepted.
+pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+
+/// Accept one posted result file.
+pub async fn accept(dir: Option<&Path>, req: Request<Incoming>) -> Response<TargetBody> {
+    let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BYTES) {
+        return reply(StatusCode::PAYLOAD_TOO_LARGE, &format!("result files are limited to {MAX_BYTES} bytes"));
+    }
+    let body: Bytes = match Limited::new(req.into_body(), MAX_BYTES).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => {
+            return reply(StatusCode::PAYLOAD_TOO_LARGE, &format!("result files are limited to {MAX_BYTES} bytes"))
+        }
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return reply(StatusCode::BAD_REQUEST, "the body is not UTF-8 text");
+    };
+    let reports = match parse_reports(text) {
+        Ok(r) => r,
+        Err(e) => return reply(StatusCode::BAD_REQUEST, &e.to_string()),
+    };
+    let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
+    // Best effort: a parent that stopped reading our stdout must not fail the upload.
+    let _ = crate::output::print(&render(&sources, Format::Text, &RenderOptions::default()));
+    let Some(dir) = dir else {
+        return reply(StatusCode::OK, "printed (no results folder)");
+    };
+    let path = file_name(dir, reports.first().map(|r| r.environment.kind.as_str()).unwrap_or("report"));
+    let saved = std::fs::create_dir_all(dir)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| crate::output::write_atomic(&path, &render(&sources, Format::Json, &RenderOptions::default())));
+    match saved {
+        Ok(()) => {
+            eprintln!("httpbench serve: saved {}", path.display());
+            reply(StatusCode::CREATED, &format!("saved {}", path.display()))
+        }
+        Err(e) => reply(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
+    }
+}
+
+/// `DIR/browser-<unix seconds>-<n>.json`, unique within this process.
+fn file_name(dir: &Path, kind: &str) -> PathBuf {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    dir.join(format!("{kind}-{secs}-{}-{}.json", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn reply(status: StatusCode, reason: &str) -> Response<TargetBody> {
+    let mut r = Response::new(TargetBody::owned(format!("{reason}\n")));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+    r
+}
