@@ -35,8 +35,8 @@ fn a_busy_port_is_a_clear_error() {
 }
 
 /// A page directory with a secret beside it (and a symlink to the secret inside it).
-fn page_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
-    let root = crate::helpers::scratch("page");
+fn page_fixture(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = crate::helpers::scratch(name);
     let page = root.join("dist");
     std::fs::create_dir_all(page.join("sub")).unwrap();
     std::fs::write(page.join("index.html"), "<!DOCTYPE html><p>the page</p>").unwrap();
@@ -50,7 +50,7 @@ fn page_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
 
 #[test]
 fn the_page_is_served_cross_origin_isolated() {
-    let (_root, page) = page_fixture();
+    let (_root, page) = page_fixture("page-isolated");
     let s = Serve::start_with(&["--page-dir", page.to_str().unwrap(), "--quiet"]);
     let (head, _) = get(&s.url, "/app");
     assert!(head.starts_with("HTTP/1.1 301") && head.to_ascii_lowercase().contains("location: /app/"), "{head}");
@@ -72,7 +72,7 @@ fn the_page_is_served_cross_origin_isolated() {
 
 #[test]
 fn static_serving_never_escapes_the_page_directory() {
-    let (_root, page) = page_fixture();
+    let (_root, page) = page_fixture("page-escape");
     let s = Serve::start_with(&["--page-dir", page.to_str().unwrap(), "--quiet"]);
     for path in [
         "/app/../secret.txt",
@@ -147,6 +147,17 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     let (head, _) = post(&s.url, "/results", &huge);
     assert!(head.starts_with("HTTP/1.1 413"), "{head}");
     assert_eq!(std::fs::read_dir(&results).unwrap().count(), 1, "refused files are not saved");
+    // Saved files can be read back (for the page's import), and nothing else.
+    let name = saved[0].file_name().unwrap().to_str().unwrap().to_string();
+    let (head, body) = get(&s.url, &format!("/results/{name}"));
+    assert!(head.starts_with("HTTP/1.1 200") && body == text.as_bytes(), "{head}");
+    for bad in ["/results/../r.json", "/results/%2e%2e/r.json", "/results/x.txt"] {
+        let (head, _) = get(&s.url, bad);
+        assert!(head.starts_with("HTTP/1.1 404"), "{bad}: {head}");
+    }
+    let (head, body) = get(&s.url, "/app/serve.json");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap()["results"], "/results");
     // A page on another origin may post: the preflight allows it.
     let (head, _) = crate::helpers::exchange(
         &s.url,

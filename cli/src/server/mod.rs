@@ -127,6 +127,11 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::Tar
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut res = if path == "/results" && req.method() == Method::POST {
         results::accept(state.results_dir.as_deref(), req).await
+    } else if is_read && path == "/app/serve.json" {
+        // Tells the page it is served by `httpbench serve`, so it posts its results back.
+        results::service_description(state.results_dir.is_some())
+    } else if is_read && path.starts_with("/results/") {
+        results::saved(state.results_dir.as_deref(), &path["/results/".len()..])
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
         page::respond(state.page_dir.as_deref(), &path)
     } else {

@@ -58,6 +58,29 @@ pub async fn accept(dir: Option<&Path>, req: Request<Incoming>) -> Response<Targ
     }
 }
 
+/// `/app/serve.json`: where the page may post its results.
+pub fn service_description(saving: bool) -> Response<TargetBody> {
+    let body = format!("{{\"results\": \"/results\", \"saving\": {saving}}}\n");
+    let mut r = Response::new(TargetBody::owned(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// `GET /results/NAME`: a saved result file, so a page can import it (never anything outside the folder).
+pub fn saved(dir: Option<&Path>, name: &str) -> Response<TargetBody> {
+    let file = dir.filter(|_| name.ends_with(".json")).and_then(|d| super::page::inside(d, name));
+    match file.and_then(|f| std::fs::read(f).ok()) {
+        Some(bytes) => {
+            let mut r = Response::new(TargetBody::owned(bytes));
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            r
+        }
+        None => reply(StatusCode::NOT_FOUND, "no such result file"),
+    }
+}
+
 /// `DIR/browser-<unix seconds>-<n>.json`, unique within this process.
 fn file_name(dir: &Path, kind: &str) -> PathBuf {
     static SEQ: AtomicU64 = AtomicU64::new(0);
