@@ -27,7 +27,7 @@ C0="taskset -c 0"
 C1="taskset -c $(( $(nproc) > 1 ? 1 : 0 ))"
 
 # Servers: httpbench's own (one thread, as `httpbench run` uses) and nginx (one worker), same 612-byte page.
-$C1 "$BIN" serve --port 0 --threads 1 >"$work/serve.out" &
+$C1 "$BIN" serve --port 0 --threads 1 --quiet >"$work/serve.out" &
 pids+=($!)
 for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 EMB=$(sed -n 's/^listening on //p' "$work/serve.out")
