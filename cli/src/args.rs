@@ -84,6 +84,19 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Then run the browser clients in a real headless Chromium through the page, against the same server with
+    /// the same settings, and report native and browser cases together.
+    #[arg(long)]
+    pub browser: bool,
+    /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
+    /// Browser clients for --browser: fetch, gloo-net, xhr, js-fetch (reqwest when the page is built with it).
+    #[arg(long, value_name = "LIST", default_value = crate::browser::DEFAULT_CLIENTS)]
+    pub browser_clients: String,
+    /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
+    #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
+    pub page_dir: Option<PathBuf>,
 }
 
 /// Options of `httpbench serve`.

@@ -6,6 +6,7 @@
 //! printed), 2 bad command line or input files.
 
 pub mod args;
+pub mod browser;
 pub mod clients;
 pub mod compare;
 pub mod cpu;
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::SCHEMA_VERSION;
@@ -97,9 +99,16 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         Some(cpu) => Some(placement::pin_current_thread(cpu).map_err(|e| Usage(format!("--pin {}: {e}", plan.pin)))?),
         None => placement::current_thread_cpus().ok(),
     };
-    let server = match &options.url {
-        Some(_) => None,
-        None => Some(ChildServer::start(plan.server_cpu)?),
+    // A browser run needs our server for the page (and its results folder) even with an external target.
+    let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
+    let mut extra: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(b) = &options.browser {
+        extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
+        extra.extend(["--results-dir".into(), results.path().as_os_str().to_owned()]);
+    }
+    let server = match (&options.url, &options.browser) {
+        (Some(_), None) => None,
+        _ => Some(ChildServer::start(plan.server_cpu, &extra)?),
     };
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
     let placement = placement::record(plan.pin, client_cpus, server_cpus);
@@ -110,6 +119,12 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let stop = stop_flag();
     let cases = measure(options, &url, &stop);
+    let browser = match (&options.browser, &server) {
+        (Some(b), Some(s)) if !stop.load(std::sync::atomic::Ordering::Relaxed) => {
+            Some(run_browser(options, b, &s.url, &url, results.path(), &stop))
+        }
+        _ => None,
+    };
     drop(server);
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     if interrupted {
@@ -132,8 +147,48 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         },
         cases,
     };
-    let code = emit(&report, options)?;
-    Ok(if interrupted { ExitCode::from(130) } else { code })
+    let mut reports = vec![report];
+    let mut browser_failed = false;
+    match browser {
+        Some(Ok(b)) => reports.push(b),
+        Some(Err(e)) => {
+            eprintln!("httpbench: error: the browser cases failed: {e:#}");
+            browser_failed = true;
+        }
+        None => {}
+    }
+    let code = emit(&reports, options)?;
+    Ok(if interrupted {
+        ExitCode::from(130)
+    } else if browser_failed {
+        ExitCode::from(1)
+    } else {
+        code
+    })
+}
+
+/// The browser half of `run --browser`: the page in headless Chromium, on our server, same settings.
+fn run_browser(
+    options: &RunOptions,
+    b: &options::BrowserOptions,
+    server: &url::Url,
+    target: &url::Url,
+    results: &std::path::Path,
+    stop: &AtomicBool,
+) -> anyhow::Result<Report> {
+    let page = browser::PageRun {
+        server,
+        target,
+        count: options.count.unwrap_or(options::DEFAULT_COUNT),
+        warmup: options.warmup,
+        rounds: options.rounds,
+        clients: &b.clients,
+        modes: &options.modes,
+    };
+    if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
+    }
+    browser::run(&b.chromium, &page.url(), results, page.timeout(), stop)
 }
 
 /// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second
@@ -177,12 +232,12 @@ fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool) -> Vec<httpb
     done
 }
 
-/// Print the report, write the exports, and choose the exit code.
-fn emit(report: &Report, options: &RunOptions) -> anyhow::Result<ExitCode> {
-    let sources = [Source::new(report)];
+/// Print the report (native, then browser if any), write the exports, and choose the exit code.
+fn emit(reports: &[Report], options: &RunOptions) -> anyhow::Result<ExitCode> {
+    let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
     let render_options = RenderOptions { basis: options.basis };
     output::print(&render(&sources, options.format, &render_options))?;
-    let mut ok = report.cases.iter().all(|c| c.failed() == 0);
+    let mut ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0);
     for (format, path) in &options.exports {
         let text = render(&sources, *format, &render_options);
         if let Err(e) = output::write_atomic(path, &text) {

@@ -61,6 +61,55 @@ pub struct RunOptions {
     pub progress: bool,
     /// CPU placement policy; `None` is auto.
     pub pin: Option<Pin>,
+    /// The browser half of the run, with `--browser`.
+    pub browser: Option<BrowserOptions>,
+}
+
+/// Checked `--browser` options.
+#[derive(Debug, Clone)]
+pub struct BrowserOptions {
+    /// The Chromium binary.
+    pub chromium: PathBuf,
+    /// Browser client names, comma-separated.
+    pub clients: String,
+    /// The built page.
+    pub page_dir: PathBuf,
+}
+
+/// Browser clients the page knows.
+const BROWSER_CLIENTS: [&str; 5] = ["fetch", "gloo-net", "xhr", "reqwest", "js-fetch"];
+
+fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
+    if !a.browser {
+        return Ok(None);
+    }
+    if a.duration.is_some() {
+        return usage("--browser runs the page with a request count: use -n instead of --duration");
+    }
+    let clients: Vec<&str> = a.browser_clients.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
+    if let Some(bad) = clients.iter().find(|c| !BROWSER_CLIENTS.contains(c)) {
+        return usage(format!(
+            "--browser-clients: unknown client '{bad}': expected some of {}",
+            BROWSER_CLIENTS.join(", ")
+        ));
+    }
+    if clients.is_empty() {
+        return usage("--browser-clients names no client");
+    }
+    let page_dir = match &a.page_dir {
+        Some(d) if d.join("index.html").is_file() => d.clone(),
+        Some(d) => {
+            return usage(format!(
+                "--page-dir {}: no index.html there; {}",
+                d.display(),
+                crate::server::page::HOW_TO_BUILD
+            ))
+        }
+        None => default_page_dir()
+            .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?,
+    };
+    let chromium = crate::browser::find_chromium(a.chromium.as_deref())?;
+    Ok(Some(BrowserOptions { chromium, clients: clients.join(","), page_dir }))
 }
 
 /// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.
@@ -145,6 +194,7 @@ impl RunOptions {
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: crate::placement::parse_pin(&a.pin).map_err(Usage)?,
+            browser: browser_options(a)?,
         })
     }
 }

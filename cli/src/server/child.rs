@@ -15,15 +15,16 @@ pub struct ChildServer {
 }
 
 impl ChildServer {
-    /// Start `httpbench serve --port 0 --threads 1` on 127.0.0.1, pinned to `cpu` if given, and wait for its
-    /// address.
-    pub fn start(cpu: Option<usize>) -> anyhow::Result<Self> {
+    /// Start `httpbench serve --port 0 --threads 1 --quiet EXTRA...` on 127.0.0.1, pinned to `cpu` if given,
+    /// and wait for its address.
+    pub fn start(cpu: Option<usize>, extra: &[std::ffi::OsString]) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
         let mut cmd = Command::new(exe);
         cmd.args(["serve", "--port", "0", "--threads", "1", "--quiet"]).stdin(Stdio::null()).stdout(Stdio::piped());
         if let Some(cpu) = cpu {
             cmd.args(["--cpu", &cpu.to_string()]);
         }
+        cmd.args(extra);
         die_with_parent(&mut cmd);
         let mut child = cmd.spawn().context("cannot start the embedded server process")?;
         let url = match read_url(&mut child) {
