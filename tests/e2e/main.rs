@@ -4,6 +4,7 @@
 
 mod compare;
 mod helpers;
+mod page;
 mod perl_seed;
 mod placement;
 mod run;
