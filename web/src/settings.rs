@@ -5,8 +5,13 @@
 use httpbench_shared::schedule::Plan;
 use httpbench_shared::Mode;
 
-/// The browser clients, in report order; the names are the `client` values of the result file.
+/// The browser clients of this build, in report order; the names are the `client` values of the result file.
+#[cfg(feature = "reqwest")]
 pub const CLIENTS: [&str; 5] = ["fetch", "gloo-net", "xhr", "reqwest", "js-fetch"];
+/// The browser clients of this build, in report order; the names are the `client` values of the result file.
+/// (`reqwest` needs the cargo feature of that name.)
+#[cfg(not(feature = "reqwest"))]
+pub const CLIENTS: [&str; 4] = ["fetch", "gloo-net", "xhr", "js-fetch"];
 
 /// Largest count, warm-up and rounds the page accepts: a typo must not start a day-long run.
 pub const MAX_COUNT: u64 = 1_000_000;
@@ -188,7 +193,7 @@ mod tests {
         assert_eq!(r.modes, vec![Mode::Reuse]);
         let d = RawSettings::defaults("http://127.0.0.1:9000").check().unwrap();
         assert_eq!(d.target, "http://127.0.0.1:9000/");
-        assert_eq!(d.clients.len(), 5);
+        assert_eq!(d.clients.len(), CLIENTS.len());
         assert_eq!(d.modes, vec![Mode::Fresh, Mode::Reuse]);
         assert_eq!(RawSettings::defaults("null").target, "http://127.0.0.1:8080/");
     }

@@ -15,7 +15,7 @@ pub struct FormState {
     warmup: RwSignal<String>,
     rounds: RwSignal<String>,
     /// One flag per entry of [`CLIENTS`].
-    clients: [RwSignal<bool>; 5],
+    clients: [RwSignal<bool>; CLIENTS.len()],
     mode: RwSignal<String>,
 }
 

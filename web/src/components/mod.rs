@@ -82,11 +82,14 @@ impl PageState {
 
     /// The reports shown together: this page's run first, then the imported files, with their tags.
     pub fn sources(&self) -> Vec<(Option<String>, Report)> {
+        let imported = self.imported.get();
         let mut all: Vec<(Option<String>, Report)> = Vec::new();
         if let Some(own) = self.own.get() {
-            all.push((Some("this page".into()), own));
+            // Alone, this run reads exactly as the CLI's report of it: no tag in its header.
+            let tag = (!imported.is_empty()).then(|| "this page".to_string());
+            all.push((tag, own));
         }
-        all.extend(self.imported.get().into_iter().map(|(tag, r)| (Some(tag), r)));
+        all.extend(imported.into_iter().map(|(tag, r)| (Some(tag), r)));
         all
     }
 
