@@ -15,7 +15,8 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride;
+use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotFormatOption, Viewport};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use httpbench_shared::parse::parse_reports;
 
@@ -149,13 +150,50 @@ fn row_labels(tab: &Tab) -> Vec<String> {
     eval(tab, js).lines().map(str::to_string).collect()
 }
 
-fn screenshot(tab: &Tab, name: &str) -> PathBuf {
-    let png = tab.capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true).unwrap();
+/// A PNG of the whole page (not just the window) at `width` CSS pixels, saved as `tests/artifacts/NAME`.
+fn screenshot(tab: &Tab, width: u32, name: &str) -> PathBuf {
+    tab.call_method(SetDeviceMetricsOverride {
+        width,
+        height: 900,
+        device_scale_factor: 1.0,
+        mobile: width < 600,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .unwrap();
+    thread::sleep(Duration::from_millis(300)); // let the layout settle at the new width
+    let height: f64 = eval(tab, "String(document.documentElement.scrollHeight)").parse().unwrap();
+    let shot = tab
+        .call_method(CaptureScreenshot {
+            format: Some(CaptureScreenshotFormatOption::Png),
+            quality: None,
+            clip: Some(Viewport { x: 0.0, y: 0.0, width: f64::from(width), height, scale: 1.0 }),
+            from_surface: Some(true),
+            capture_beyond_viewport: Some(true),
+            optimize_for_speed: None,
+        })
+        .unwrap();
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD.decode(shot.data).unwrap();
     let dir = root().join("tests/artifacts");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, png).unwrap();
     path
+}
+
+/// Whether anything on the page is wider than the window (a phone would have to scroll sideways). Wide
+/// blocks that scroll inside themselves (the report, the table) are fine.
+fn overflows(tab: &Tab) -> String {
+    eval(tab, "String(document.documentElement.scrollWidth > window.innerWidth)")
 }
 
 #[test]
@@ -199,10 +237,15 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     for client in ["fetch", "gloo-net", "xhr", "js-fetch"] {
         assert!(labels.contains(&format!("{client}/reuse")) && report.contains(client), "{client}: {labels:?}");
     }
-    let result = parse_reports(&testid(&tab, "result-json")).expect("the exported result file is valid");
+    let json = testid(&tab, "result-json");
+    crate::schema::validate(&serde_json::from_str(&json).unwrap());
+    let result = parse_reports(&json).expect("the exported result file is valid");
+    assert!(result[0].cases.iter().all(|c| c.phases_ns.is_some()), "Resource Timing phases for every case");
     assert!(result[0].cases.iter().all(|c| c.ok == 200 && c.bytes == 200 * 612), "{report}");
-    let shot = screenshot(&tab, "page-after-run.png");
+    let shot = screenshot(&tab, 1280, "page-after-run.png");
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
+    screenshot(&tab, 375, "page-after-run-375px.png");
+    assert_eq!(overflows(&tab), "false", "readable at 375 px without scrolling sideways");
 
     // Import a fresh CLI result by pasting it: one table, labelled by environment.
     let (code, cli_json, err) =
@@ -222,5 +265,5 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     let combined = testid(&tab, "report");
     std::fs::write(artifacts.join("page-combined-report.txt"), &combined).unwrap();
     assert!(combined.contains("native/raw/reuse") && combined.contains("browser/js-fetch/fresh"), "{combined}");
-    screenshot(&tab, "page-combined.png");
+    screenshot(&tab, 1280, "page-combined.png");
 }
