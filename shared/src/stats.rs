@@ -200,14 +200,16 @@ impl Recorder {
         (n > 0).then(|| Phases { samples: n, connect_mean: connect / n as f64, ttfb_mean: ttfb / n as f64 })
     }
 
-    /// The ok latencies in `bins` equal-width bins from the fastest to the slowest request (for a histogram
-    /// chart); empty when no request was ok. Counts come from the HdrHistogram, so they are exact up to its 3
-    /// significant digits.
+    /// The ok latencies in `bins` equal-width bins from the fastest request to the 99th percentile (for a
+    /// histogram chart; one stalled request would otherwise squeeze every other into the first bar): the
+    /// slowest 1% are counted in the last bin. Empty when no request was ok. Counts come from the
+    /// HdrHistogram, so they are exact up to its 3 significant digits.
     pub fn histogram(&self, bins: usize) -> Vec<Bin> {
         if self.ok == 0 || bins == 0 {
             return Vec::new();
         }
-        let (lo, hi) = (self.min_ns as f64, self.max_ns as f64);
+        let lo = self.min_ns as f64;
+        let hi = (self.histogram.value_at_quantile(0.99) as f64).clamp(lo, self.max_ns as f64);
         let width = ((hi - lo) / bins as f64).max(1.0);
         let mut out: Vec<Bin> = (0..bins)
             .map(|i| Bin { low_ns: lo + width * i as f64, high_ns: lo + width * (i + 1) as f64, count: 0 })

@@ -83,7 +83,7 @@ pub fn histogram(label: &str, bins: &[Bin]) -> String {
         svg.push_str(&format!(
             r#"<text x="{}" y="{y}" text-anchor="end" class="axis">{}</text>"#,
             WIDTH - 10.0,
-            duration_ns(last.high_ns)
+            duration_ns(last.high_ns) + " (p99; slower ones in the last bar)"
         ));
     }
     svg.push_str("</svg>");
