@@ -36,7 +36,7 @@ pub struct Progress {
 
 /// What a run produced.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct RunResult {
     /// The result file.
     pub report: Report,
     /// Latency histogram of each case of `report.cases`, in the same order.
@@ -87,7 +87,7 @@ impl CaseRun {
 }
 
 /// Measure every (client, mode) case of `settings`; `progress` hears about each stage and every few requests.
-pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Outcome {
+pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> RunResult {
     let environment = browser::environment(&settings.clients);
     let plan = settings.plan();
     let mut cases: Vec<CaseRun> = Vec::new();
@@ -193,7 +193,7 @@ fn finish(
     environment: httpbench_shared::Environment,
     cases: Vec<CaseRun>,
     cancelled: bool,
-) -> Outcome {
+) -> RunResult {
     let measured: Vec<CaseRun> = cases.into_iter().filter(|c| c.recorder.iterations() > 0).collect();
     let report = Report {
         schema_version: SCHEMA_VERSION,
@@ -217,5 +217,5 @@ fn finish(
         cases: measured.iter().map(|c| c.recorder.finish(&c.name, c.mode, None)).collect(),
     };
     let histograms = measured.iter().map(|c| c.recorder.histogram(HISTOGRAM_BINS)).collect();
-    Outcome { report, histograms, cancelled }
+    RunResult { report, histograms, cancelled }
 }
