@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Every check and every test, exactly what CI runs: set-up, formatting, clippy, the wasm32 build of the
-# shared crate and the page crate, then all native tests (unit, snapshot, Perl golden, end to end).
+# Every check and every test, exactly what CI runs: set-up (native and page tools), formatting, clippy (native,
+# and wasm32 for shared and the page), the page's release build with its size budget, the page's tests in
+# headless Chromium against a real `httpbench serve`, then all native tests (unit, snapshot, Perl golden, end
+# to end, including the page end to end in Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/setup-web.sh
+# The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
+export PATH="$PWD/.tools/binaryen/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export CHROMEDRIVER=/usr/bin/chromedriver
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
@@ -11,9 +17,36 @@ step "cargo fmt --check"
 cargo fmt --all --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-step "wasm32 build of shared and web"
+step "wasm32 build of shared and web (and clippy -D warnings of web with its optional reqwest client)"
 cargo check -p httpbench-shared -p httpbench-web --target wasm32-unknown-unknown --quiet
+cargo clippy -p httpbench-shared -p httpbench-web --target wasm32-unknown-unknown --all-targets --features reqwest \
+  --quiet -- -D warnings
+step "page: trunk build --release, size budget"
+bash scripts/build-page.sh
+
+step "page tests in headless Chromium (wasm-bindgen-test) against httpbench serve"
+mkdir -p target
+cargo build -p httpbench --quiet
+target/debug/httpbench serve --port 0 >target/serve-for-wasm-tests.txt &
+serve_pid=$!
+trap 'kill "$serve_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q '^listening on ' target/serve-for-wasm-tests.txt && break; sleep 0.1; done
+target_url=$(sed -n 's/^listening on //p' target/serve-for-wasm-tests.txt)
+[ -n "$target_url" ] || { echo "httpbench serve did not start" >&2; exit 1; }
+wasm_status=0
+# With the reqwest feature, so the client the default page leaves out (size budget) is tested too.
+HTTPBENCH_TARGET_URL="$target_url" cargo test -p httpbench-web --target wasm32-unknown-unknown --features reqwest \
+  --no-fail-fast 2>&1 |
+  tee target/test-output-wasm.txt || wasm_status=$?
+kill "$serve_pid" 2>/dev/null || true
+
 step "tests"
-cargo test --workspace --no-fail-fast 2>&1 | tee target/test-output.txt
-# cargo's own summary lines, added up: one line that says what ran.
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i; exit (f > 0) }' target/test-output.txt
+native_status=0
+HTTPBENCH_REQUIRE_PAGE=1 cargo test --workspace --no-fail-fast 2>&1 | tee target/test-output.txt || native_status=$?
+if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ]; then
+  echo "cargo test failed (page tests: exit $wasm_status, native tests: exit $native_status)" >&2
+fi
+# cargo's own summary lines of both runs, added up: one line that says what ran.
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i; exit (f > 0) }' \
+  target/test-output-wasm.txt target/test-output.txt
+[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ]

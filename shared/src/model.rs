@@ -337,6 +337,23 @@ pub struct Case {
     /// How much the wall rate varied between rounds; null with fewer than two rounds with ok requests.
     #[serde(default)]
     pub rate_wall_spread: Option<Spread>,
+    /// Mean connection phases of the ok requests, where the client exposes them (the browser's Resource
+    /// Timing); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases_ns: Option<Phases>,
+}
+
+/// Mean phases of a case's requests, in nanoseconds, from the requests that reported them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Phases {
+    /// Requests the means come from (a browser reports phases only for some requests).
+    pub samples: u64,
+    /// Mean time to open the TCP connection (0 for a reused connection): `connectEnd − connectStart`.
+    pub connect_mean: f64,
+    /// Mean time from the start of the request to the first byte of the response: `responseStart − startTime`.
+    pub ttfb_mean: f64,
 }
 
 /// One round of a case.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 
 use crate::inference::spread;
-use crate::model::{Case, ErrorKind, Latency, Mode, Round};
+use crate::model::{Case, ErrorKind, Latency, Mode, Phases, Round};
 
 /// Largest latency the histogram tracks exactly (one hour); longer ones are clamped to it.
 const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
@@ -71,6 +71,19 @@ pub struct Recorder {
     statuses: BTreeMap<u16, u64>,
     rounds: Vec<Round>,
     round_start: (u64, u64),
+    /// (samples, connect sum, time-to-first-byte sum) in nanoseconds, from [`Recorder::record_phases`].
+    phases: (u64, f64, f64),
+}
+
+/// One bar of a latency histogram: ok requests with a latency in `[low_ns, high_ns)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bin {
+    /// Lower edge, nanoseconds.
+    pub low_ns: f64,
+    /// Upper edge, nanoseconds.
+    pub high_ns: f64,
+    /// Requests in the bin.
+    pub count: u64,
 }
 
 impl Default for Recorder {
@@ -98,6 +111,7 @@ impl Recorder {
             statuses: BTreeMap::new(),
             rounds: Vec::new(),
             round_start: (0, 0),
+            phases: (0, 0.0, 0.0),
         }
     }
 
@@ -173,6 +187,41 @@ impl Recorder {
         self.m2 += delta * (ns as f64 - self.mean_ns);
     }
 
+    /// Record the connection phases of one ok request, where the client reports them (browser Resource Timing).
+    pub fn record_phases(&mut self, connect: Duration, ttfb: Duration) {
+        self.phases.0 += 1;
+        self.phases.1 += connect.as_nanos() as f64;
+        self.phases.2 += ttfb.as_nanos() as f64;
+    }
+
+    /// Mean phases so far, or `None` if no request reported them.
+    pub fn phases(&self) -> Option<Phases> {
+        let (n, connect, ttfb) = self.phases;
+        (n > 0).then(|| Phases { samples: n, connect_mean: connect / n as f64, ttfb_mean: ttfb / n as f64 })
+    }
+
+    /// The ok latencies in `bins` equal-width bins from the fastest request to the 99th percentile (for a
+    /// histogram chart; one stalled request would otherwise squeeze every other into the first bar): the
+    /// slowest 1% are counted in the last bin. Empty when no request was ok. Counts come from the
+    /// HdrHistogram, so they are exact up to its 3 significant digits.
+    pub fn histogram(&self, bins: usize) -> Vec<Bin> {
+        if self.ok == 0 || bins == 0 {
+            return Vec::new();
+        }
+        let lo = self.min_ns as f64;
+        let hi = (self.histogram.value_at_quantile(0.99) as f64).clamp(lo, self.max_ns as f64);
+        let width = ((hi - lo) / bins as f64).max(1.0);
+        let mut out: Vec<Bin> = (0..bins)
+            .map(|i| Bin { low_ns: lo + width * i as f64, high_ns: lo + width * (i + 1) as f64, count: 0 })
+            .collect();
+        for v in self.histogram.iter_recorded() {
+            let value = (v.value_iterated_to() as f64).clamp(lo, hi);
+            let i = (((value - lo) / width) as usize).min(bins - 1);
+            out[i].count += v.count_at_value();
+        }
+        out
+    }
+
     /// Latency summary of the ok requests so far, or `None` if there were none.
     pub fn latency(&self) -> Option<Latency> {
         if self.ok == 0 {
@@ -219,6 +268,7 @@ impl Recorder {
             latency_outliers: self.latency_outliers(),
             rounds: self.rounds.clone(),
             rate_wall_spread: spread(&self.rounds),
+            phases_ns: self.phases(),
         }
     }
 }
@@ -361,6 +411,26 @@ mod tests {
             flat.record(&Outcome::response(200, 1), us(v));
         }
         assert_eq!(flat.latency_outliers(), 0);
+    }
+
+    #[test]
+    fn phases_average_and_histogram_bins_count_every_ok_request() {
+        let mut r = Recorder::new();
+        assert!(r.histogram(4).is_empty());
+        for v in [100, 110, 120, 400] {
+            r.record(&Outcome::response(200, 1), us(v));
+        }
+        r.record(&Outcome::failed(ErrorKind::Connect, None), us(1));
+        r.record_phases(us(30), us(90));
+        r.record_phases(Duration::ZERO, us(70));
+        let p = r.phases().unwrap();
+        assert_eq!((p.samples, p.connect_mean, p.ttfb_mean), (2, 15_000.0, 80_000.0));
+        let bins = r.histogram(3);
+        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![3, 0, 1]);
+        assert_eq!(bins[0].low_ns, 100_000.0);
+        assert_eq!(bins[2].high_ns, 400_000.0);
+        r.end_round(Duration::from_millis(1));
+        assert_eq!(r.finish("fetch", Mode::Reuse, None).phases_ns, Some(p));
     }
 
     #[test]

@@ -42,6 +42,7 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
             ci95_high: 1100.0,
             cv,
         }),
+        phases_ns: None,
     }
 }
 

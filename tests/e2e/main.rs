@@ -5,6 +5,7 @@
 mod compare;
 mod faults;
 mod helpers;
+mod page;
 mod perl_seed;
 mod placement;
 mod run;

@@ -1,9 +1,23 @@
-//! Placeholder for the browser page (issue 3): proves today that `shared` links into a wasm32 crate, so the
-//! page can render reports with the very code the CLI uses.
+//! httpbench's browser page: it times the browser's HTTP stack from WebAssembly — `fetch`, `gloo-net`,
+//! XMLHttpRequest, reqwest compiled to wasm, and the same loop in plain JavaScript as the floor — on the
+//! CLI's schedule, and shows the CLI's own report, rendered by `httpbench_shared`.
+//!
+//! The pure parts (settings, charts) build everywhere and are tested natively; everything that touches the
+//! browser is compiled for wasm32 only.
 
-use httpbench_shared::{render, Format, RenderOptions, Report, Source};
+pub mod charts;
+pub mod settings;
 
-/// Render a report as the CLI's text report does.
-pub fn text_report(report: &Report) -> String {
-    render(&[Source::new(report)], Format::Text, &RenderOptions::default())
-}
+#[cfg(target_arch = "wasm32")]
+pub mod bench;
+#[cfg(target_arch = "wasm32")]
+pub mod browser;
+#[cfg(target_arch = "wasm32")]
+pub mod clients;
+#[cfg(target_arch = "wasm32")]
+pub mod components;
+#[cfg(target_arch = "wasm32")]
+pub mod timing;
+
+/// The result file's tool name for reports made by this page.
+pub const TOOL_NAME: &str = "httpbench-web";

@@ -23,7 +23,9 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         out.extend(outliers_note(row));
         out.extend(coarse_timer_note(row));
     }
+    out.extend(phases_notes(rows));
     out.extend(body_size_note(rows));
+    out.extend(browser_connection_note(rows));
     out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
@@ -51,6 +53,35 @@ fn failure_note(row: &Row<'_>) -> Option<String> {
     }
     s.push_str(". Failed requests are left out of rates and latencies; check the URL and the server.");
     Some(s)
+}
+
+/// Resource Timing phases, where a browser reported them: how much of a request was connecting and waiting.
+fn phases_notes(rows: &[Row<'_>]) -> Vec<String> {
+    use crate::units::duration_ns;
+    rows.iter()
+        .filter_map(|row| {
+            let p = row.case.phases_ns?;
+            Some(format!(
+                "note: {}: Resource Timing over {} requests: connect {} mean, time to first byte {} mean.",
+                row.label,
+                p.samples,
+                duration_ns(p.connect_mean),
+                duration_ns(p.ttfb_mean)
+            ))
+        })
+        .collect()
+}
+
+/// A page cannot open or close connections itself: say how `fresh` was obtained and who decides otherwise.
+fn browser_connection_note(rows: &[Row<'_>]) -> Option<String> {
+    let browser_fresh = rows
+        .iter()
+        .any(|r| r.report.environment.kind == EnvironmentKind::Browser && r.case.mode == crate::model::Mode::Fresh);
+    browser_fresh.then(|| {
+        "note: in the browser, fresh mode adds close=1 to the URL so the server closes the connection after each \
+         response; otherwise the browser decides connection reuse itself."
+            .to_string()
+    })
 }
 
 /// Every client should read the same body from the same URL; a difference means one of them is not

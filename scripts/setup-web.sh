@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what the browser page's build and tests need, each only when missing or at the wrong version:
+# Debian's chromium + chromium-driver, trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
+# (trunk and the test runner refuse any other), and wasm-opt from npm's binaryen 132 in .tools/ (Debian's
+# binaryen is too old: its output fails at load). Nothing here downloads a prebuilt binary of its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf 'setup-web: %s\n' "$*" >&2; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+export PATH="$HOME/.cargo/bin:$PATH"
+
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132
+BINARYEN_DIR=.tools/binaryen
+
+# Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen.
+missing=()
+for p in chromium chromium-driver; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  log "chromium, chromium-driver and npm present"
+fi
+
+# wasm-bindgen-cli must be exactly the wasm-bindgen of Cargo.lock, and Trunk.toml must pin the same.
+WBG_VERSION=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ -z "$WBG_VERSION" ]; then
+  log "no wasm-bindgen in Cargo.lock: run cargo update first"; exit 1
+fi
+if ! grep -q "^wasm_bindgen = \"$WBG_VERSION\"" Trunk.toml; then
+  log "Trunk.toml pins another wasm_bindgen than Cargo.lock's $WBG_VERSION: make them equal"; exit 1
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ] || ! command -v wasm-bindgen-test-runner >/dev/null; then
+  log "installing wasm-bindgen-cli $WBG_VERSION (about 3.5 min)"
+  # Not --locked: its lockfile names a dependency version the registry no longer serves.
+  cargo install --force wasm-bindgen-cli --version "$WBG_VERSION"
+else
+  log "wasm-bindgen-cli $WBG_VERSION present"
+fi
+
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  log "installing trunk $TRUNK_VERSION (about 5 min)"
+  # trunk 0.22 needs a newer rustc; without fat LTO the install takes about half the time.
+  CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install --locked --force trunk --version "$TRUNK_VERSION"
+else
+  log "trunk $TRUNK_VERSION present"
+fi
+
+if ! "$BINARYEN_DIR/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q "version $BINARYEN_VERSION "; then
+  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm into $BINARYEN_DIR"
+  npm install --prefix "$BINARYEN_DIR" --no-audit --no-fund "binaryen@$BINARYEN_VERSION" >/dev/null
+else
+  log "wasm-opt $BINARYEN_VERSION present"
+fi

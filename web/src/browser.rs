@@ -1,0 +1,80 @@
+//! What the page learns from the browser: the query string, the environment recorded in a report (user
+//! agent, `crossOriginIsolated`, the measured `performance.now()` step), downloads, and a yield to the event
+//! loop so the page repaints between rounds.
+
+use std::collections::BTreeMap;
+
+use httpbench_shared::clock::{resolution, SystemClock};
+use httpbench_shared::{Environment, EnvironmentKind};
+use js_sys::{Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::clients::Client;
+use crate::settings::RawSettings;
+
+/// Reads of `performance.now()` used to find its step: about 30 ms at 100 µs steps, plenty of steps seen.
+const RESOLUTION_READS: u32 = 100_000;
+
+/// The settings in the page's query string over the defaults (target: the page's origin).
+pub fn initial_settings() -> RawSettings {
+    let location = web_sys::window().map(|w| w.location());
+    let origin = location.as_ref().and_then(|l| l.origin().ok()).unwrap_or_default();
+    let search = location.as_ref().and_then(|l| l.search().ok()).unwrap_or_default();
+    RawSettings::from_query(&origin, &search)
+}
+
+/// The browser environment, with the versions of `clients`.
+pub fn environment(clients: &[String]) -> Environment {
+    let window = web_sys::window();
+    let navigator = window.as_ref().map(|w| w.navigator());
+    let global = js_sys::global();
+    let isolated = Reflect::get(&global, &JsValue::from_str("crossOriginIsolated")).ok().and_then(|v| v.as_bool());
+    let client_versions: BTreeMap<String, String> =
+        clients.iter().filter_map(|name| Client::from_name(name).map(|c| (name.clone(), c.version()))).collect();
+    Environment {
+        kind: EnvironmentKind::Browser,
+        os: navigator.as_ref().and_then(|n| n.platform().ok()).unwrap_or_else(|| "unknown".into()),
+        arch: "wasm32".into(),
+        cpu: None,
+        cpus_online: navigator.as_ref().map(|n| n.hardware_concurrency() as u32).filter(|n| *n > 0),
+        user_agent: navigator.as_ref().and_then(|n| n.user_agent().ok()),
+        cross_origin_isolated: isolated,
+        timer_resolution_ns: resolution(&SystemClock::new(), RESOLUTION_READS).map(|d| d.as_nanos() as f64),
+        client_versions,
+        placement: None,
+    }
+}
+
+/// Let the browser run its event loop (repaint, handle a click on Cancel) before going on.
+pub async fn yield_now() {
+    let promise = Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(&resolve);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Offer `text` as a file download named `file_name`.
+pub fn download(file_name: &str, text: &str) -> Result<(), String> {
+    let fail = |e: JsValue| format!("cannot offer {file_name} for download: {e:?}");
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/json");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(fail)?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(file_name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The text of a file the user picked.
+pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
+    let text = JsFuture::from(file.text()).await.map_err(|e| format!("cannot read {}: {e:?}", file.name()))?;
+    text.as_string().ok_or_else(|| format!("{} is not text", file.name()))
+}

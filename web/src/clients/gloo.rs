@@ -1,0 +1,30 @@
+//! The `gloo-net` client: its fetch wrapper with `cache: "no-store"` and a timeout signal, the body read with
+//! `binary()`, which copies it into wasm memory as a `Vec<u8>` (part of what this client costs).
+
+use gloo_net::http::Request;
+use gloo_net::Error;
+use httpbench_shared::{ErrorKind, Outcome};
+use web_sys::{AbortSignal, RequestCache};
+
+use super::{Phase, TIMEOUT_MS};
+
+/// One GET of `url`.
+pub async fn get(url: &str) -> Outcome {
+    let signal = AbortSignal::timeout_with_u32(TIMEOUT_MS);
+    let response = match Request::get(url).cache(RequestCache::NoStore).abort_signal(Some(&signal)).send().await {
+        Ok(r) => r,
+        Err(e) => return Outcome::failed(kind(&e, Phase::Head), None),
+    };
+    let status = response.status();
+    match response.binary().await {
+        Ok(body) => Outcome::response(status, body.len() as u64),
+        Err(e) => Outcome::failed(kind(&e, Phase::Body), Some(status)),
+    }
+}
+
+fn kind(e: &Error, phase: Phase) -> ErrorKind {
+    match e {
+        Error::JsError(js) => super::kind_by_name(Some(js.name.as_str()), phase),
+        _ => ErrorKind::Other,
+    }
+}

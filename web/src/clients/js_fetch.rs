@@ -1,0 +1,77 @@
+//! The `js-fetch` client: a round of sequential fetches run entirely in JavaScript (`js_fetch.js`), which
+//! hands back each request's duration, status and body length. It is the floor: what the browser's HTTP stack
+//! costs with no WebAssembly in the loop. A cancel reaches the loop through the `stop` property of a control
+//! object it reads between requests.
+
+use std::time::Duration;
+
+use httpbench_shared::{ErrorKind, Outcome};
+use js_sys::{Float64Array, Int32Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::TIMEOUT_MS;
+
+#[wasm_bindgen(module = "/src/clients/js_fetch.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = jsFetchRound)]
+    fn js_fetch_round(url: &str, n: u32, timeout_ms: u32, control: &Object) -> js_sys::Promise;
+}
+
+/// What one JavaScript round measured.
+#[derive(Debug, Default)]
+pub struct RoundResult {
+    /// One (outcome, duration) per request made.
+    pub requests: Vec<(Outcome, Duration)>,
+    /// Wall time of the whole round, measured in JavaScript.
+    pub wall: Duration,
+}
+
+/// A control object whose `stop` property the JavaScript loop checks between requests.
+pub fn control() -> Object {
+    let o = Object::new();
+    set_stop(&o, false);
+    o
+}
+
+/// Ask the JavaScript loop reading `control` to stop after its current request.
+pub fn set_stop(control: &Object, stop: bool) {
+    // Setting a property of a plain object cannot fail.
+    let _ = Reflect::set(control, &JsValue::from_str("stop"), &JsValue::from_bool(stop));
+}
+
+/// Run `n` requests of `url` in JavaScript.
+pub async fn round(url: &str, n: u32, control: &Object) -> RoundResult {
+    let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control)).await else {
+        return RoundResult::default();
+    };
+    let field = |name: &str| Reflect::get(&value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    let done = field("done").as_f64().unwrap_or(0.0) as usize;
+    let durations = Float64Array::from(field("durations")).to_vec();
+    let statuses = Int32Array::from(field("statuses")).to_vec();
+    let bytes = Float64Array::from(field("bytes")).to_vec();
+    let requests =
+        (0..done.min(durations.len())).map(|i| (outcome(statuses[i], bytes[i] as u64), ms(durations[i]))).collect();
+    RoundResult { requests, wall: ms(field("wallMs").as_f64().unwrap_or(0.0)) }
+}
+
+/// One request through the JavaScript loop (used for nothing timed: the runner measures js-fetch by rounds).
+pub async fn single(url: &str) -> Outcome {
+    let r = round(url, 1, &control()).await;
+    r.requests.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
+}
+
+fn outcome(status: i32, bytes: u64) -> Outcome {
+    match status {
+        -2 => Outcome::failed(ErrorKind::Timeout, None),
+        -3 => Outcome::failed(ErrorKind::Truncated, None),
+        s => match u16::try_from(s) {
+            Ok(code) if code > 0 => Outcome::response(code, bytes),
+            _ => Outcome::failed(ErrorKind::Connect, None),
+        },
+    }
+}
+
+fn ms(v: f64) -> Duration {
+    Duration::from_secs_f64(v.max(0.0) / 1000.0)
+}

@@ -1,0 +1,75 @@
+//! Each browser client against a real `httpbench serve` on 127.0.0.1: every body read and counted, statuses
+//! and failures mapped onto `shared`'s error kinds, Resource Timing phases recorded.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use httpbench_shared::{ErrorKind, Mode, Report};
+use httpbench_web::bench::{run, Cancel};
+use httpbench_web::settings::{RawSettings, CLIENTS};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+async fn measure(target: &str, clients: &str, mode: &str, n: u32) -> Report {
+    let settings: RawSettings = common::small(target, clients, mode, n);
+    run(&settings.check().unwrap(), &Cancel::default(), &|_| {}).await.report
+}
+
+#[wasm_bindgen_test]
+async fn every_client_reads_every_body_in_both_modes() {
+    let report = measure(&common::target(), "all", "both", 12).await;
+    assert_eq!(report.cases.len(), CLIENTS.len() * 2, "{:?}", report.cases);
+    for case in &report.cases {
+        let who = format!("{}/{}", case.client, case.mode);
+        assert_eq!((case.iterations, case.ok), (12, 12), "{who}: {:?}", case.errors);
+        assert_eq!(case.bytes, 12 * 612, "{who}: every 612-byte body is read to the end");
+        assert_eq!(case.statuses.get("200"), Some(&12), "{who}");
+        assert_eq!(case.rounds.len(), 2, "{who}");
+        assert!(case.rate_wall > 0.0 && case.latency_ns.is_some(), "{who}");
+        let phases = case.phases_ns.unwrap_or_else(|| panic!("{who}: no Resource Timing phases"));
+        assert!(phases.samples >= 1 && phases.ttfb_mean > 0.0, "{who}: {phases:?}");
+    }
+    assert_eq!(report.environment.kind, httpbench_shared::EnvironmentKind::Browser);
+    assert_eq!(report.tool.name, "httpbench-web");
+    assert!(report.environment.timer_resolution_ns.is_some_and(|t| t > 0.0));
+    assert_eq!(report.environment.client_versions.len(), CLIENTS.len());
+    assert!(report.cases.iter().any(|c| c.mode == Mode::Fresh));
+}
+
+#[wasm_bindgen_test]
+async fn a_5xx_is_a_status_failure_for_every_client() {
+    let target = format!("{}status/503", common::target());
+    let report = measure(&target, "all", "reuse", 3).await;
+    for case in &report.cases {
+        assert_eq!(case.ok, 0, "{}", case.client);
+        assert_eq!(case.errors.get(&ErrorKind::Status), Some(&3), "{}: {:?}", case.client, case.errors);
+        assert_eq!(case.statuses.get("503"), Some(&3), "{}", case.client);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_connection_is_a_connect_failure() {
+    // Port 1 on loopback: nothing listens there (and Chromium refuses it as unsafe): no response at all.
+    let report = measure("http://127.0.0.1:1/", "all", "reuse", 2).await;
+    assert_eq!(report.cases.len(), CLIENTS.len());
+    for case in &report.cases {
+        assert_eq!(case.errors.get(&ErrorKind::Connect), Some(&2), "{}: {:?}", case.client, case.errors);
+        assert_eq!(case.rate_wall, 0.0);
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_cancel_stops_the_run_and_keeps_what_was_measured() {
+    let settings = common::small(&common::target(), "fetch,js-fetch", "reuse", 100_000).check().unwrap();
+    let cancel = Cancel::default();
+    let stopper = cancel.clone();
+    let progress = move |p: httpbench_web::bench::Progress| {
+        if p.done >= 4 {
+            stopper.cancel();
+        }
+    };
+    let out = run(&settings, &cancel, &progress).await;
+    assert!(out.cancelled);
+    assert!(out.report.cases.iter().all(|c| c.iterations < 100_000), "stopped early");
+}

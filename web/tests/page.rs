@@ -1,0 +1,83 @@
+//! The page itself in Chromium: a run started from its settings shows exactly the text report `shared`
+//! renders for the result it exports, one statistics row per case, and an imported CLI result file joins the
+//! same report and table, labelled by environment.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use std::time::Duration;
+
+use httpbench_shared::parse::parse_reports;
+use httpbench_shared::{render, Format, RenderOptions, Source};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A result file written by the CLI (`httpbench run -n 200 --clients curl,raw --mode reuse --format json`; a
+/// debug build, whose figures do not matter here).
+const CLI_REPORT: &str = include_str!("fixtures/cli-report.json");
+
+fn row_labels(host: &web_sys::HtmlElement) -> Vec<String> {
+    let rows = host.query_selector_all("[data-testid='stats-row']").unwrap();
+    (0..rows.length())
+        .map(|i| rows.get(i).unwrap().unchecked_into::<web_sys::Element>().get_attribute("data-case").unwrap())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_report_is_what_shared_renders_for_the_exported_result() {
+    let host = common::mount(common::small(&common::target(), "fetch,xhr,js-fetch", "reuse", 20));
+    let state = common::wait_finished(&host, Duration::from_secs(60)).await;
+    assert_eq!(state, "done");
+    let json = common::by_testid(&host, "result-json").text_content().unwrap();
+    let reports = parse_reports(&json).expect("the page's result file passes shared's checks");
+    let expected = render(&[Source::new(&reports[0])], Format::Text, &RenderOptions::default());
+    let shown = common::by_testid(&host, "report").text_content().unwrap();
+    assert_eq!(shown, expected);
+    assert!(shown.starts_with("httpbench-web "), "{shown}");
+    assert_eq!(row_labels(&host), vec!["fetch", "xhr", "js-fetch"]);
+    let chart = common::by_testid(&host, "rate-chart").inner_html();
+    assert_eq!(chart.matches("<rect").count(), 3, "{chart}");
+    assert_eq!(common::by_testid(&host, "histograms").inner_html().matches("<svg").count(), 3);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn an_imported_cli_file_joins_the_report_and_the_table() {
+    let host = common::mount(common::small(&common::target(), "fetch", "reuse", 10));
+    assert_eq!(common::wait_finished(&host, Duration::from_secs(60)).await, "done");
+    let paste: web_sys::HtmlTextAreaElement = common::by_testid(&host, "import-paste").unchecked_into();
+    paste.set_value(CLI_REPORT);
+    paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    common::by_testid(&host, "import-paste-button").click();
+    common::sleep(50).await;
+    assert_eq!(common::by_testid(&host, "import-error").text_content().unwrap(), "");
+    assert_eq!(row_labels(&host), vec!["browser/fetch", "native/curl", "native/raw"]);
+    let text = common::by_testid(&host, "report").text_content().unwrap();
+    let own = parse_reports(&common::by_testid(&host, "result-json").text_content().unwrap()).unwrap();
+    let cli = parse_reports(CLI_REPORT).unwrap();
+    let sources = [Source { report: &own[0], tag: Some("this page") }, Source { report: &cli[0], tag: Some("pasted") }];
+    assert_eq!(text, render(&sources, Format::Text, &RenderOptions::default()));
+    assert!(text.contains("browser/fetch") && text.contains("native/curl"), "{text}");
+    // A file that is not a result file is refused with shared's message, and nothing is added.
+    paste.set_value("{\"schema_version\": 9}");
+    paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    common::by_testid(&host, "import-paste-button").click();
+    common::sleep(50).await;
+    let error = common::by_testid(&host, "import-error").text_content().unwrap();
+    assert!(error.contains("schema_version 9 is not supported"), "{error}");
+    assert_eq!(row_labels(&host).len(), 3);
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn bad_settings_are_refused_with_the_value_named() {
+    let mut settings = common::small(&common::target(), "fetch", "reuse", 10);
+    settings.count = "lots".into();
+    let host = common::mount(settings);
+    assert_eq!(common::wait_finished(&host, Duration::from_secs(5)).await, "invalid");
+    let status = common::by_testid(&host, "status").text_content().unwrap();
+    assert!(status.contains("count 'lots'"), "{status}");
+    host.remove();
+}
