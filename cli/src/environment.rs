@@ -26,7 +26,7 @@ pub fn detect(clients: &[ClientKind], placement: Option<Placement>) -> Environme
         os: std::env::consts::OS.into(),
         arch: std::env::consts::ARCH.into(),
         cpu: cpu_model(),
-        cpus_online: std::thread::available_parallelism().ok().and_then(|n| u32::try_from(n.get()).ok()),
+        cpus_online: cpus_online(),
         user_agent: None,
         cross_origin_isolated: None,
         timer_resolution_ns: resolution(&SystemClock::new(), 10_000).map(|d| d.as_nanos() as f64),
@@ -42,4 +42,11 @@ fn cpu_model() -> Option<String> {
         .find(|l| l.starts_with("model name"))
         .and_then(|l| l.split_once(':'))
         .map(|(_, v)| v.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// CPUs online on the machine (not just those this thread may use: after `--pin` that is one).
+fn cpus_online() -> Option<u32> {
+    // SAFETY: sysconf only reads a system setting.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    u32::try_from(n).ok().filter(|n| *n > 0)
 }

@@ -37,7 +37,7 @@ const CHROMIUM_ARGS: [&str; 9] = [
     "--disable-dev-shm-usage",
 ];
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
@@ -117,7 +117,7 @@ fn content_type(ext: Option<&OsStr>) -> &'static str {
 }
 
 /// Chromium with a fresh profile; the profile directory lives (and is removed) with the returned guard.
-fn launch() -> (Browser, tempfile::TempDir) {
+pub(crate) fn launch() -> (Browser, tempfile::TempDir) {
     let profile = tempfile::tempdir().unwrap();
     let options = LaunchOptions::default_builder()
         .path(Some(PathBuf::from("/usr/bin/chromium")))
@@ -135,26 +135,26 @@ fn launch() -> (Browser, tempfile::TempDir) {
 }
 
 /// Evaluate `js` in the page and return its string value.
-fn eval(tab: &Tab, js: &str) -> String {
+pub(crate) fn eval(tab: &Tab, js: &str) -> String {
     let v = tab.evaluate(js, false).unwrap_or_else(|e| panic!("evaluating {js}: {e}")).value;
     v.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
-fn testid(tab: &Tab, id: &str) -> String {
+pub(crate) fn testid(tab: &Tab, id: &str) -> String {
     eval(tab, &format!("document.querySelector(\"[data-testid='{id}']\")?.textContent ?? ''"))
 }
 
-fn state(tab: &Tab) -> String {
+pub(crate) fn state(tab: &Tab) -> String {
     eval(tab, "document.querySelector(\"[data-testid='status']\")?.dataset.state ?? ''")
 }
 
-fn row_labels(tab: &Tab) -> Vec<String> {
+pub(crate) fn row_labels(tab: &Tab) -> Vec<String> {
     let js = "[...document.querySelectorAll(\"[data-testid='stats-row']\")].map(r => r.dataset.case).join('\\n')";
     eval(tab, js).lines().map(str::to_string).collect()
 }
 
 /// A PNG of the whole page (not just the window) at `width` CSS pixels, saved as `tests/artifacts/NAME`.
-fn screenshot(tab: &Tab, width: u32, name: &str) -> PathBuf {
+pub(crate) fn screenshot(tab: &Tab, width: u32, name: &str) -> PathBuf {
     tab.call_method(SetDeviceMetricsOverride {
         width,
         height: 900,

@@ -6,6 +6,7 @@ mod environment;
 mod form;
 mod import_export;
 mod results;
+mod serve_link;
 
 use httpbench_shared::model::Report;
 use httpbench_shared::stats::Bin;
@@ -118,15 +119,16 @@ impl PageState {
             let out = bench::run(&settings, &cancel, &on_progress).await;
             let requests: u64 = out.report.cases.iter().map(|c| c.iterations).sum();
             let cases = out.report.cases.len();
+            let posted = serve_link::post_back(&out.report).await.map(|m| format!(" {m}")).unwrap_or_default();
             self.histograms.set(out.histograms);
             self.own.set(Some(out.report));
             self.cancel.set_value(None);
             if out.cancelled {
                 self.phase.set(Phase::Cancelled);
-                self.message.set(format!("Cancelled: the report holds the {cases} cases measured so far."));
+                self.message.set(format!("Cancelled: the report holds the {cases} cases measured so far.{posted}"));
             } else {
                 self.phase.set(Phase::Done);
-                self.message.set(format!("Done: {cases} cases, {requests} measured requests."));
+                self.message.set(format!("Done: {cases} cases, {requests} measured requests.{posted}"));
             }
         });
     }
@@ -154,6 +156,11 @@ pub fn Bench(
 ) -> impl IntoView {
     let state = PageState::new();
     let form = FormState::new(&initial);
+    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    let imports = serve_link::import_urls(&search);
+    if !imports.is_empty() {
+        spawn_local(serve_link::import_all(state, imports));
+    }
     if initial.autorun {
         state.start(initial.clone());
     }

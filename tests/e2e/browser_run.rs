@@ -1,0 +1,148 @@
+//! Browser vs native in one command: `httpbench run --browser` (native cases, then the page in a real headless
+//! Chromium on the same embedded server, its result posted back and merged), the page's post-back to
+//! `httpbench serve`, and a screenshot of the page comparing both, from the files the server saved.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{run, scratch, Serve};
+use crate::page::{launch, root, row_labels, screenshot, state, testid};
+use crate::schema::validate;
+
+/// The built page, or `None` (the test then passes with a note unless HTTPBENCH_REQUIRE_PAGE is set).
+fn dist() -> Option<PathBuf> {
+    let dist = root().join("dist");
+    if dist.join("index.html").is_file() {
+        return Some(dist);
+    }
+    assert!(std::env::var_os("HTTPBENCH_REQUIRE_PAGE").is_none(), "dist/ is not built: run scripts/build-page.sh");
+    eprintln!("skipped: dist/ is not built (scripts/build-page.sh builds it)");
+    None
+}
+
+#[test]
+fn run_browser_reports_native_and_browser_cases_together() {
+    let Some(dist) = dist() else { return };
+    let dir = scratch("run-browser");
+    let combined = dir.join("combined.json");
+    let (code, out, err) = run(&[
+        "run",
+        "--browser",
+        "-n",
+        "200",
+        "--warmup",
+        "10",
+        "--rounds",
+        "2",
+        "--clients",
+        "curl,ureq,reqwest",
+        "--page-dir",
+        dist.to_str().unwrap(),
+        "--export-json",
+        combined.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    for label in ["native/curl/fresh", "native/reqwest/reuse", "browser/fetch/reuse", "browser/js-fetch/fresh"] {
+        assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
+    }
+    let chart = out.lines().find(|l| l.trim_start().starts_with("Rate ")).expect("one cmpthese chart");
+    assert!(chart.contains("native/ureq/fresh") && chart.contains("browser/gloo-net/reuse"), "{chart}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let reports = v.as_array().expect("the combined file holds both reports");
+    assert_eq!(reports.len(), 2);
+    for r in reports {
+        validate(r);
+    }
+    assert_eq!(
+        (reports[0]["environment"]["kind"].as_str(), reports[1]["environment"]["kind"].as_str()),
+        (Some("native"), Some("browser"))
+    );
+    assert_eq!(reports[1]["settings"]["count"], 200, "the browser ran the same settings");
+    for c in reports[1]["cases"].as_array().unwrap() {
+        assert_eq!(c["ok"], 200, "{c}");
+        assert_eq!(c["bytes"], 200 * 612);
+    }
+}
+
+#[test]
+fn run_browser_without_chromium_says_how_to_get_it() {
+    let (code, out, err) = run(&["run", "--browser", "--chromium", "/nonexistent/chromium", "-n", "5"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "no work before the check");
+    assert!(err.contains("/nonexistent/chromium"), "{err}");
+}
+
+#[test]
+fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
+    let Some(dist) = dist() else { return };
+    let dir = scratch("post-back");
+    let results = dir.join("results");
+    let serve = Serve::start_with(&[
+        "--page-dir",
+        dist.to_str().unwrap(),
+        "--results-dir",
+        results.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(60));
+    let page = format!("{}app/?n=100&warmup=5&rounds=2&clients=fetch,js-fetch&mode=reuse&autorun=1", serve.url);
+    tab.navigate_to(&page).unwrap().wait_until_navigated().unwrap();
+    let start = Instant::now();
+    let posted = loop {
+        let files: Vec<PathBuf> = std::fs::read_dir(&results)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(f) = files.first() {
+            break f.clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(180), "nothing posted; status: {}", testid(&tab, "status"));
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&posted).unwrap()).unwrap();
+    validate(&saved);
+    assert_eq!(saved["environment"]["kind"], "browser");
+    assert!(testid(&tab, "status").contains("Sent to httpbench serve"), "{}", testid(&tab, "status"));
+
+    // A native run saved beside it, and the page opened on both: one comparison, labelled by environment.
+    let native = results.join("native.json");
+    let (code, _, err) = run(&[
+        "run",
+        &serve.url,
+        "-n",
+        "300",
+        "--clients",
+        "curl,raw",
+        "--mode",
+        "reuse",
+        "--format",
+        "csv",
+        "--export-json",
+        native.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let name = posted.file_name().unwrap().to_str().unwrap();
+    let compare = format!("{}app/?import=/results/native.json,/results/{name}", serve.url);
+    tab.navigate_to(&compare).unwrap().wait_until_navigated().unwrap();
+    let start = Instant::now();
+    while row_labels(&tab).len() < 4 {
+        assert!(start.elapsed() < Duration::from_secs(30), "no comparison; status: {}", testid(&tab, "status"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let labels = row_labels(&tab);
+    assert!(
+        labels.iter().any(|l| l.starts_with("native/curl")) && labels.iter().any(|l| l.starts_with("browser/fetch")),
+        "{labels:?}"
+    );
+    assert_ne!(state(&tab), "invalid");
+    let shot = screenshot(&tab, 1280, "browser-vs-native.png");
+    assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot at {}", shot.display());
+}
