@@ -21,6 +21,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Benchmark clients against a URL, or against the embedded server when no URL is given.
