@@ -140,6 +140,7 @@ mod tests {
             latency_outliers: 0,
             rounds,
             rate_wall_spread: None,
+            phases_ns: None,
         }
     }
 
