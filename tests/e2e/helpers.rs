@@ -46,6 +46,7 @@ pub struct Serve {
     child: Child,
     /// Base URL, ending in `/`.
     pub url: String,
+    stdout: std::sync::mpsc::Receiver<String>,
 }
 
 impl Serve {
@@ -63,9 +64,38 @@ impl Serve {
             .spawn()
             .expect("httpbench serve starts");
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        reader.read_line(&mut line).unwrap();
         let url = line.trim().strip_prefix("listening on ").expect("serve prints its address").to_string();
-        Serve { child, url }
+        // The rest of stdout goes to a channel, so a test can wait for what the server prints, with a timeout.
+        let (tx, rx) = std::sync::mpsc::channel();
+        thread::spawn(move || {
+            for line in reader.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Serve { child, url, stdout: rx }
+    }
+
+    /// Lines the server prints on stdout until one contains `needle` (panics after `secs` seconds).
+    pub fn stdout_until(&self, needle: &str, secs: u64) -> Vec<String> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.stdout.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("serve did not print {needle:?} within {secs} s; it printed {seen:?}"),
+            }
+        }
     }
 }
 

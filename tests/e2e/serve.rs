@@ -111,7 +111,7 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     use crate::helpers::post;
     let dir = crate::helpers::scratch("results");
     let results = dir.join("results");
-    let s = Serve::start_with(&["--results-dir", results.to_str().unwrap(), "--quiet"]);
+    let s = Serve::start_with(&["--results-dir", results.to_str().unwrap()]);
     let report = dir.join("r.json");
     let (code, _, err) = crate::helpers::run(&[
         "-n",
@@ -133,6 +133,9 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     let good = std::fs::read(&report).unwrap();
     let (head, body) = post(&s.url, "/results", &good);
     assert!(head.starts_with("HTTP/1.1 201"), "{head} {}", String::from_utf8_lossy(&body));
+    // The terminal shows the posted run in the text format.
+    let printed = s.stdout_until("Benchmark: timing 5 iterations of raw...", 10);
+    assert!(printed.iter().any(|l| l.starts_with("httpbench 0.1.0")), "{printed:?}");
     let saved: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(saved.len(), 1, "one file, no temporary left: {saved:?}");
     let text = std::fs::read_to_string(&saved[0]).unwrap();

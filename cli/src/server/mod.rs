@@ -54,6 +54,8 @@ pub struct State {
     pub page_dir: Option<PathBuf>,
     /// The results folder.
     pub results_dir: Option<PathBuf>,
+    /// Say nothing on stderr about saved results (a parent program reports them).
+    pub quiet: bool,
 }
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
@@ -85,7 +87,11 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
         if !options.quiet {
             announce(options, &base);
         }
-        let state = Arc::new(State { page_dir: options.page_dir.clone(), results_dir: options.results_dir.clone() });
+        let state = Arc::new(State {
+            page_dir: options.page_dir.clone(),
+            results_dir: options.results_dir.clone(),
+            quiet: options.quiet,
+        });
         tokio::select! {
             _ = serve(listener, state) => {}
             _ = tokio::signal::ctrl_c() => {}
@@ -126,7 +132,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::Tar
     let path = req.uri().path().to_string();
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut res = if path == "/results" && req.method() == Method::POST {
-        results::accept(state.results_dir.as_deref(), req).await
+        results::accept(state.results_dir.as_deref(), state.quiet, req).await
     } else if is_read && path == "/app/serve.json" {
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())

@@ -21,7 +21,7 @@ use super::body::TargetBody;
 pub const MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// Accept one posted result file.
-pub async fn accept(dir: Option<&Path>, req: Request<Incoming>) -> Response<TargetBody> {
+pub async fn accept(dir: Option<&Path>, quiet: bool, req: Request<Incoming>) -> Response<TargetBody> {
     let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BYTES) {
         return reply(StatusCode::PAYLOAD_TOO_LARGE, &format!("result files are limited to {MAX_BYTES} bytes"));
@@ -40,8 +40,10 @@ pub async fn accept(dir: Option<&Path>, req: Request<Incoming>) -> Response<Targ
         Err(e) => return reply(StatusCode::BAD_REQUEST, &e.to_string()),
     };
     let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
-    // Best effort: a parent that stopped reading our stdout must not fail the upload.
-    let _ = crate::output::print(&render(&sources, Format::Text, &RenderOptions::default()));
+    if !quiet {
+        // Best effort: a reader that went away must not fail the upload.
+        let _ = crate::output::print(&render(&sources, Format::Text, &RenderOptions::default()));
+    }
     let Some(dir) = dir else {
         return reply(StatusCode::OK, "printed (no results folder)");
     };
@@ -51,7 +53,9 @@ pub async fn accept(dir: Option<&Path>, req: Request<Incoming>) -> Response<Targ
         .and_then(|()| crate::output::write_atomic(&path, &render(&sources, Format::Json, &RenderOptions::default())));
     match saved {
         Ok(()) => {
-            eprintln!("httpbench serve: saved {}", path.display());
+            if !quiet {
+                eprintln!("httpbench serve: saved {}", path.display());
+            }
             reply(StatusCode::CREATED, &format!("saved {}", path.display()))
         }
         Err(e) => reply(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e:#}")),
