@@ -125,6 +125,14 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
     printf "%-40s %8d bytes, %8d gzip\n" "$f" "$(wc -c <"$f")" "$g"
   done
   echo "total gzip: $((total / 1024)) KB (goal <= 200 KB)"
+  if command -v chromium >/dev/null; then
+    echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, one interleaved run:"
+    "$BIN" run --browser --clients raw --mode both -n 1000 --warmup 50 --browser-clients fetch,js-fetch \
+      --page-dir dist --format csv --no-progress 2>/dev/null |
+      awk -F, '$2 == "browser" { r[$3 "/" $4] = $9 } END {
+        for (m in r) if (m ~ /^fetch\//) { split(m, p, "/"); j = r["js-fetch/" p[2]];
+          printf "  %s: fetch %.0f req/s, js-fetch %.0f req/s, ratio %.2f (goal >= 0.95)\n", p[2], r[m], j, r[m] / j } }'
+  fi
 else
   echo "dist/ is not built: run 'trunk build --release' (scripts/test.sh does) to include the page's size"
 fi
