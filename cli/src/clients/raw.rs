@@ -66,9 +66,14 @@ impl RawDriver {
             if left.is_zero() {
                 return Err(ErrorKind::Timeout);
             }
+            // Timed even on loopback: a server whose accept queue is full drops SYNs, and a plain connect would
+            // then retry for minutes.
             match TcpStream::connect_timeout(addr, left) {
                 Ok(s) => {
                     s.set_nodelay(true).map_err(|e| io_kind(&e))?;
+                    // Once per connection, not per read: the deadline is checked before every read, so a
+                    // request ends within two timeouts even against a server that drips one byte at a time.
+                    s.set_read_timeout(Some(self.config.timeout)).map_err(|e| io_kind(&e))?;
                     return Ok(s);
                 }
                 Err(e) => last = io_kind(&e),
@@ -108,11 +113,9 @@ impl Driver for RawDriver {
 
 /// Read into `buf[filled..]`, honouring the request deadline.
 fn read_some(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Result<usize, ErrorKind> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    if left.is_zero() {
+    if Instant::now() >= deadline {
         return Err(ErrorKind::Timeout);
     }
-    stream.set_read_timeout(Some(left)).map_err(|e| io_kind(&e))?;
     loop {
         match stream.read(buf) {
             Ok(n) => return Ok(n),
