@@ -188,6 +188,27 @@ fn a_server_that_never_answers_times_out() {
     expect_kind(&all_clients(&s.url, "0.5"), "timeout", &[]);
 }
 
+/// A listener that never accepts, with its accept queue filled: the kernel drops further SYNs, so a client's
+/// connect hangs (retrying SYNs for minutes) unless the client bounds it.
+#[test]
+fn a_full_accept_queue_times_out_at_connect() {
+    let listener = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    listener.bind(&"127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap().into()).unwrap();
+    listener.listen(0).unwrap();
+    let addr = listener.local_addr().unwrap().as_socket().unwrap();
+    let mut held = Vec::new();
+    let full = (0..8).any(|_| match TcpStream::connect_timeout(&addr, Duration::from_millis(300)) {
+        Ok(s) => {
+            held.push(s);
+            false
+        }
+        Err(_) => true,
+    });
+    assert!(full, "the accept queue never filled after {} connections", held.len());
+    let v = all_clients(&format!("http://{addr}/"), "0.5");
+    expect_kind(&v, "timeout", &[]);
+}
+
 #[test]
 fn a_server_that_stalls_mid_body_times_out_and_the_part_is_not_ok() {
     let s = FaultServer::start(Fault::StallMidBody);
