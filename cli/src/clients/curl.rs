@@ -8,7 +8,7 @@ use super::{Driver, DriverConfig};
 
 /// Counts body bytes without keeping them.
 #[derive(Default)]
-struct Counter {
+pub struct Counter {
     bytes: u64,
 }
 
@@ -40,21 +40,9 @@ impl CurlDriver {
         CurlDriver { config: config.clone(), handle: None }
     }
 
-    fn new_handle(&self) -> Result<Easy2<Counter>, curl::Error> {
-        let mut h = Easy2::new(Counter::default());
-        h.url(self.config.url.as_str())?;
-        h.get(true)?;
-        h.tcp_nodelay(true)?;
-        h.timeout(self.config.timeout)?;
-        h.follow_location(false)?;
-        h.noproxy("*")?;
-        h.signal(false)?;
-        Ok(h)
-    }
-
     fn perform(&mut self) -> Result<Outcome, curl::Error> {
         if self.handle.is_none() || self.config.mode == Mode::Fresh {
-            self.handle = Some(self.new_handle()?);
+            self.handle = Some(new_handle(&self.config)?);
         }
         let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
         h.get_mut().bytes = 0;
@@ -75,6 +63,19 @@ impl Driver for CurlDriver {
             }
         }
     }
+}
+
+/// A handle set up as every request of this driver uses it (public for the client set-up benchmark).
+pub fn new_handle(config: &DriverConfig) -> Result<Easy2<Counter>, curl::Error> {
+    let mut h = Easy2::new(Counter::default());
+    h.url(config.url.as_str())?;
+    h.get(true)?;
+    h.tcp_nodelay(true)?;
+    h.timeout(config.timeout)?;
+    h.follow_location(false)?;
+    h.noproxy("*")?;
+    h.signal(false)?;
+    Ok(h)
 }
 
 fn kind(e: &curl::Error) -> ErrorKind {

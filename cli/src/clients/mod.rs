@@ -3,12 +3,12 @@
 //! `status` failure), no compression, TCP_NODELAY on, every body read to the end and its length checked.
 
 mod classify;
-mod curl;
+pub mod curl;
 mod raw;
-mod reqwest_async;
-mod reqwest_blocking;
+pub mod reqwest_async;
+pub mod reqwest_blocking;
 mod tls;
-mod ureq;
+pub mod ureq;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,11 +1,11 @@
 //! `reqwest` async on a current-thread tokio runtime owned by the driver: every future runs on the measuring
 //! thread, so the measured time and CPU are the client's alone.
 
-use httpbench_shared::{ErrorKind, Mode, Outcome};
+use httpbench_shared::{Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
 
-use super::reqwest_blocking::kind;
+use super::reqwest_blocking::{kind, Failure};
 use super::tls;
 use super::{Driver, DriverConfig};
 
@@ -22,18 +22,13 @@ impl ReqwestAsyncDriver {
         let runtime = Builder::new_current_thread().enable_all().build()?;
         Ok(ReqwestAsyncDriver { config: config.clone(), runtime, client: None })
     }
+}
 
-    fn new_client(&self) -> Result<Client, Outcome> {
-        let tls = tls::client_config().map_err(|_| Outcome::failed(ErrorKind::Tls, None))?;
-        Client::builder()
-            .timeout(self.config.timeout)
-            .tcp_nodelay(true)
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .tls_backend_preconfigured(tls)
-            .build()
-            .map_err(|e| Outcome::failed(kind(&e), None))
-    }
+/// A client set up as every request of this driver uses it (public for the client set-up benchmark). Call it
+/// inside a tokio runtime context: the connector needs one.
+pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
+    let tls = tls::client_config().map_err(|_| Failure::Tls)?;
+    Ok(tls::configure_reqwest!(Client::builder(), config, tls).build()?)
 }
 
 impl Driver for ReqwestAsyncDriver {
@@ -41,7 +36,7 @@ impl Driver for ReqwestAsyncDriver {
         if self.client.is_none() || self.config.mode == Mode::Fresh {
             // Building a client needs the runtime for its connector.
             let _guard = self.runtime.enter();
-            match self.new_client() {
+            match new_client(&self.config).map_err(|e| e.outcome()) {
                 Ok(c) => self.client = Some(c),
                 Err(failed) => return failed,
             }

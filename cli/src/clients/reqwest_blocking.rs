@@ -24,16 +24,7 @@ impl ReqwestDriver {
 
     fn perform(&mut self) -> Result<Outcome, Failure> {
         if self.client.is_none() || self.config.mode == Mode::Fresh {
-            let tls = tls::client_config().map_err(|_| Failure::Tls)?;
-            self.client = Some(
-                Client::builder()
-                    .timeout(self.config.timeout)
-                    .tcp_nodelay(true)
-                    .no_proxy()
-                    .redirect(reqwest::redirect::Policy::none())
-                    .tls_backend_preconfigured(tls)
-                    .build()?,
-            );
+            self.client = Some(new_client(&self.config)?);
         }
         let Some(client) = self.client.as_ref() else { unreachable!("set just above") };
         let mut response = client.get(self.config.url.as_str()).send()?;
@@ -43,12 +34,16 @@ impl ReqwestDriver {
     }
 }
 
+/// A client set up as every request of this driver uses it (public for the client set-up benchmark). Each one
+/// starts its own runtime thread, which dropping the client joins.
+pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
+    let tls = tls::client_config().map_err(|_| Failure::Tls)?;
+    Ok(tls::configure_reqwest!(Client::builder(), config, tls).build()?)
+}
+
 impl Driver for ReqwestDriver {
     fn request(&mut self) -> Outcome {
-        self.perform().unwrap_or_else(|e| match e {
-            Failure::Tls => Outcome::failed(ErrorKind::Tls, None),
-            Failure::Reqwest(e) => Outcome::failed(kind(&e), None),
-        })
+        self.perform().unwrap_or_else(|e| e.outcome())
     }
 }
 
@@ -58,6 +53,16 @@ pub enum Failure {
     Tls,
     /// Anything reqwest reports.
     Reqwest(reqwest::Error),
+}
+
+impl Failure {
+    /// The failed request this counts as.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Failure::Tls => Outcome::failed(ErrorKind::Tls, None),
+            Failure::Reqwest(e) => Outcome::failed(kind(e), None),
+        }
+    }
 }
 
 impl From<reqwest::Error> for Failure {

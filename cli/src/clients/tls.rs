@@ -25,3 +25,18 @@ pub fn client_config() -> Result<rustls::ClientConfig, rustls::Error> {
         })
         .clone()
 }
+
+/// The settings both reqwest drivers give their client builder: the blocking and async builders are different
+/// types with the same methods, hence a macro. `$builder` is a `ClientBuilder`, `$config` a `DriverConfig`,
+/// `$tls` a rustls `ClientConfig`; the result is the configured builder.
+macro_rules! configure_reqwest {
+    ($builder:expr, $config:expr, $tls:expr) => {
+        $builder
+            .timeout($config.timeout)
+            .tcp_nodelay(true)
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .tls_backend_preconfigured($tls)
+    };
+}
+pub(crate) use configure_reqwest;

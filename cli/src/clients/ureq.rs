@@ -1,8 +1,13 @@
 //! `ureq` 3: a new `Agent` per request in fresh mode, one agent with its connection pool in reuse mode.
 
 use std::io;
+use std::net::{IpAddr, SocketAddr};
 
 use httpbench_shared::{ErrorKind, Mode, Outcome};
+use ureq::config::Config;
+use ureq::http::Uri;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::Agent;
 
 use super::classify::{chain_kind, io_kind};
@@ -20,20 +25,9 @@ impl UreqDriver {
         UreqDriver { config: config.clone(), agent: None }
     }
 
-    fn new_agent(&self) -> Agent {
-        Agent::config_builder()
-            .timeout_global(Some(self.config.timeout))
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .proxy(None)
-            .no_delay(true)
-            .build()
-            .into()
-    }
-
     fn perform(&mut self) -> Result<Outcome, ureq::Error> {
         if self.agent.is_none() || self.config.mode == Mode::Fresh {
-            self.agent = Some(self.new_agent());
+            self.agent = Some(new_agent(&self.config));
         }
         let Some(agent) = self.agent.as_ref() else { unreachable!("set just above") };
         let mut response = agent.get(self.config.url.as_str()).call()?;
@@ -47,6 +41,46 @@ impl UreqDriver {
 impl Driver for UreqDriver {
     fn request(&mut self) -> Outcome {
         self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+    }
+}
+
+/// An agent set up as every request of this driver uses it (public for the client set-up benchmark).
+pub fn new_agent(config: &DriverConfig) -> Agent {
+    let ureq_config = Agent::config_builder()
+        .timeout_global(Some(config.timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .no_delay(true)
+        .build();
+    Agent::with_parts(ureq_config, DefaultConnector::default(), LiteralsInPlace(DefaultResolver::default()))
+}
+
+/// ureq's `DefaultResolver` spawns a thread per lookup whenever a timeout applies (so that it can give up on a
+/// slow getaddrinfo), even when the host is an IP literal and there is nothing to look up: in fresh mode, a new
+/// Agent per request, that was a thread spawned and joined per request (strace: clone3, futex, mmap per request;
+/// ~20% of ureq's fresh rate). libcurl answers IP literals without its resolver; this does the same for ureq.
+/// Names still go to ureq's own resolver, with its timeout. (`Resolver` is in ureq's `unversioned` API: the
+/// lockfile pins the version.)
+#[derive(Debug)]
+struct LiteralsInPlace(DefaultResolver);
+
+impl Resolver for LiteralsInPlace {
+    fn resolve(&self, uri: &Uri, config: &Config, timeout: NextTimeout) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let literal = uri.host().and_then(|h| h.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().ok());
+        let port = uri.port_u16().or_else(|| match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        match (literal, port) {
+            (Some(ip), Some(port)) => {
+                let mut addrs = self.empty();
+                addrs.push(SocketAddr::new(ip, port));
+                Ok(addrs)
+            }
+            _ => self.0.resolve(uri, config, timeout),
+        }
     }
 }
 
