@@ -104,3 +104,29 @@ fn unwrap_io(io: &io::Error) -> ErrorKind {
         None => io_kind(io),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(url: &str) -> Result<Vec<SocketAddr>, ureq::Error> {
+        let uri: Uri = url.parse().expect("a valid URI");
+        let r = LiteralsInPlace(DefaultResolver::default());
+        r.resolve(&uri, &Config::default(), NextTimeout::default()).map(|a| a.iter().copied().collect())
+    }
+
+    #[test]
+    fn ip_literals_are_answered_in_place_with_the_scheme_port() {
+        assert_eq!(resolve("http://127.0.0.1:8080/").unwrap(), ["127.0.0.1:8080".parse().unwrap()]);
+        assert_eq!(resolve("http://127.0.0.1/").unwrap(), ["127.0.0.1:80".parse().unwrap()]);
+        assert_eq!(resolve("https://10.0.0.1/x").unwrap(), ["10.0.0.1:443".parse().unwrap()]);
+        assert_eq!(resolve("http://[::1]:9/").unwrap(), ["[::1]:9".parse().unwrap()]);
+    }
+
+    #[test]
+    fn names_go_to_ureqs_resolver() {
+        // "localhost" is answered by the system resolver from /etc/hosts (no DNS traffic), not by the literal path.
+        let addrs = resolve("http://localhost:8080/").unwrap();
+        assert!(!addrs.is_empty() && addrs.iter().all(|a| a.port() == 8080 && a.ip().is_loopback()), "{addrs:?}");
+    }
+}
