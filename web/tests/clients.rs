@@ -73,3 +73,44 @@ async fn a_cancel_stops_the_run_and_keeps_what_was_measured() {
     assert!(out.cancelled);
     assert!(out.report.cases.iter().all(|c| c.iterations < 100_000), "stopped early");
 }
+
+/// Progress inside a long round comes at most once per `PROGRESS_INTERVAL` (each report repaints the page,
+/// which costs the network stack CPU), at least that often, and the same way for the wasm loop and `js-fetch`.
+#[wasm_bindgen_test]
+async fn progress_inside_a_round_is_reported_once_per_interval_for_every_client() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use httpbench_web::bench::{Progress, PROGRESS_INTERVAL};
+
+    let interval_ms = PROGRESS_INTERVAL.as_secs_f64() * 1000.0;
+    for client in ["fetch", "js-fetch"] {
+        let mut raw = common::small(&common::target(), client, "reuse", 100_000);
+        raw.rounds = "1".into();
+        let cancel = Cancel::default();
+        let stopper = cancel.clone();
+        let seen: Rc<RefCell<Vec<(f64, u64)>>> = Rc::default();
+        let log = seen.clone();
+        let progress = move |p: Progress| {
+            if p.stage.starts_with("round") {
+                let mut log = log.borrow_mut();
+                log.push((js_sys::Date::now(), p.done));
+                if log.len() >= 4 {
+                    stopper.cancel(); // the round start and three reports inside it are enough
+                }
+            }
+        };
+        let out = run(&raw.check().unwrap(), &cancel, &progress).await;
+        let seen = seen.borrow();
+        assert!(seen.len() >= 4, "{client}: too few progress reports inside a long round: {seen:?}");
+        // Between the round's start and the report after the cancel, every gap is one interval or more.
+        for pair in seen[..seen.len() - 1].windows(2) {
+            let gap = pair[1].0 - pair[0].0;
+            assert!(gap >= interval_ms * 0.9, "{client}: progress {gap:.0} ms after the last one: {seen:?}");
+            assert!(gap <= interval_ms * 3.0 + 1000.0, "{client}: no progress for {gap:.0} ms: {seen:?}");
+            assert!(pair[1].1 > pair[0].1, "{client}: progress did not advance: {seen:?}");
+        }
+        let measured: u64 = out.report.cases.iter().map(|c| c.iterations).sum();
+        assert_eq!(seen.last().unwrap().1, measured + 2, "{client}: the last report counts every request (+2 warm-up)");
+    }
+}

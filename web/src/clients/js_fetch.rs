@@ -15,16 +15,14 @@ use super::TIMEOUT_MS;
 #[wasm_bindgen(module = "/src/clients/js_fetch.js")]
 extern "C" {
     #[wasm_bindgen(js_name = jsFetchRound)]
-    fn js_fetch_round(url: &str, n: u32, timeout_ms: u32, control: &Object) -> js_sys::Promise;
+    fn js_fetch_round(url: &str, n: u32, timeout_ms: u32, control: &Object, max_ms: f64) -> js_sys::Promise;
 }
 
-/// What one JavaScript round measured.
+/// What one call of the JavaScript loop measured.
 #[derive(Debug, Default)]
 pub struct RoundResult {
     /// One (outcome, duration) per request made.
     pub requests: Vec<(Outcome, Duration)>,
-    /// Wall time of the whole round, measured in JavaScript.
-    pub wall: Duration,
 }
 
 /// A control object whose `stop` property the JavaScript loop checks between requests.
@@ -40,9 +38,11 @@ pub fn set_stop(control: &Object, stop: bool) {
     let _ = Reflect::set(control, &JsValue::from_str("stop"), &JsValue::from_bool(stop));
 }
 
-/// Run `n` requests of `url` in JavaScript.
-pub async fn round(url: &str, n: u32, control: &Object) -> RoundResult {
-    let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control)).await else {
+/// Run `n` requests of `url` in JavaScript, or fewer: the loop hands back after the request that ends `max`
+/// of wall time (none: no limit), or when asked to stop.
+pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -> RoundResult {
+    let max_ms = max.map_or(f64::INFINITY, |d| d.as_secs_f64() * 1000.0);
+    let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control, max_ms)).await else {
         return RoundResult::default();
     };
     let field = |name: &str| Reflect::get(&value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
@@ -52,12 +52,12 @@ pub async fn round(url: &str, n: u32, control: &Object) -> RoundResult {
     let bytes = Float64Array::from(field("bytes")).to_vec();
     let requests =
         (0..done.min(durations.len())).map(|i| (outcome(statuses[i], bytes[i] as u64), ms(durations[i]))).collect();
-    RoundResult { requests, wall: ms(field("wallMs").as_f64().unwrap_or(0.0)) }
+    RoundResult { requests }
 }
 
 /// One request through the JavaScript loop (used for nothing timed: the runner measures js-fetch by rounds).
 pub async fn single(url: &str) -> Outcome {
-    let r = round(url, 1, &control()).await;
+    let r = round(url, 1, &control(), None).await;
     r.requests.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
 }
 
