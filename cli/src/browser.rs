@@ -146,24 +146,26 @@ impl Drop for Browser {
     }
 }
 
+/// Headless Chromium as httpbench runs it (the page's end-to-end test too). Root needs --no-sandbox; the
+/// networking switches stop Chromium from calling home on a closed network. Never --virtual-time-budget: it
+/// fakes performance.now().
+pub const CHROMIUM_FLAGS: [&str; 9] = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+];
+
 fn start(chromium: &Path, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Child> {
     let log_file = std::fs::File::create(log).context("cannot create Chromium's log file")?;
-    // Root needs --no-sandbox; the networking switches stop Chromium from calling home on a closed network.
-    // Never --virtual-time-budget: it fakes performance.now().
     Command::new(chromium)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--disable-extensions",
-            "--window-size=1280,2000",
-        ])
+        .args(CHROMIUM_FLAGS)
+        .args(["--disable-extensions", "--window-size=1280,2000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .stdin(Stdio::null())

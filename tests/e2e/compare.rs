@@ -1,6 +1,6 @@
 //! `httpbench compare`: result files rendered together, and bad files refused by name.
 
-use crate::helpers::{run, scratch};
+use crate::helpers::{export_run, run, scratch, SMALL_RAW};
 
 #[test]
 fn two_saved_runs_render_as_one_report() {
@@ -8,21 +8,7 @@ fn two_saved_runs_render_as_one_report() {
     let a = dir.join("before.json");
     let b = dir.join("after.json");
     for f in [&a, &b] {
-        let (code, _, err) = run(&[
-            "-n",
-            "10",
-            "--warmup",
-            "0",
-            "--clients",
-            "curl,raw",
-            "--mode",
-            "reuse",
-            "--export-json",
-            f.to_str().unwrap(),
-            "--format",
-            "csv",
-        ]);
-        assert_eq!(code, 0, "{err}");
+        export_run(f, &["-n", "10", "--warmup", "0", "--clients", "curl,raw", "--mode", "reuse"]);
     }
     let (code, out, err) = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -66,24 +52,8 @@ fn bad_result_files_are_refused_by_name() {
 fn hostile_result_files_are_refused_by_name() {
     let dir = scratch("compare-hostile");
     let good = dir.join("good.json");
-    let (code, _, err) = run(&[
-        "-n",
-        "5",
-        "--warmup",
-        "0",
-        "--clients",
-        "raw",
-        "--mode",
-        "reuse",
-        "--rounds",
-        "1",
-        "--format",
-        "csv",
-        "--export-json",
-        good.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let base: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    let base: serde_json::Value =
+        serde_json::from_str(&export_run(&good, &[&SMALL_RAW[..], &["--rounds", "1"]].concat())).unwrap();
     let with = |edit: &dyn Fn(&mut serde_json::Value)| {
         let mut v = base.clone();
         edit(&mut v);

@@ -5,13 +5,12 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{cases, run, run_json, Serve};
+use crate::helpers::{cases, run, run_json, Acceptor, Serve};
 use crate::schema::validate;
 
 /// What the fault server does after reading a request head.
@@ -35,34 +34,14 @@ enum Fault {
 
 struct FaultServer {
     url: String,
-    stop: Arc<AtomicBool>,
+    _acceptor: Acceptor,
 }
 
 impl FaultServer {
     fn start(fault: Fault) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
-        listener.set_nonblocking(true).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((s, _)) => {
-                        let flag = flag.clone();
-                        thread::spawn(move || misbehave(s, fault, &flag));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(2)),
-                }
-            }
-        });
-        FaultServer { url, stop }
-    }
-}
-
-impl Drop for FaultServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        FaultServer { url, _acceptor: Acceptor::spawn(listener, move |s, stop| misbehave(s, fault, stop)) }
     }
 }
 

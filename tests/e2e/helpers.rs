@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -106,11 +106,48 @@ impl Drop for Serve {
     }
 }
 
+/// A thread accepting connections on a listener and handing each to a handler on a thread of its own, until
+/// dropped. The handler also gets the stop flag, for handlers that must notice the end of the test.
+pub struct Acceptor {
+    stop: Arc<AtomicBool>,
+}
+
+impl Acceptor {
+    /// Start accepting on `listener` (switched to non-blocking, so the loop sees the stop flag).
+    pub fn spawn<F>(listener: TcpListener, handle: F) -> Self
+    where
+        F: Fn(TcpStream, &AtomicBool) + Send + Sync + 'static,
+    {
+        listener.set_nonblocking(true).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = Arc::new(handle);
+        thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((s, _)) => {
+                        let (flag, handle) = (flag.clone(), handle.clone());
+                        thread::spawn(move || handle(s, &flag));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(2)),
+                }
+            }
+        });
+        Acceptor { stop }
+    }
+}
+
+impl Drop for Acceptor {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A minimal HTTP/1.1 server written for the tests: keep-alive, a fixed body, on 127.0.0.1.
 pub struct TestServer {
     /// Base URL, ending in `/`.
     pub url: String,
-    stop: Arc<AtomicBool>,
+    _acceptor: Acceptor,
 }
 
 impl TestServer {
@@ -118,26 +155,7 @@ impl TestServer {
     pub fn fixed(body: &'static [u8]) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        listener.set_nonblocking(true).unwrap();
-        thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((s, _)) => {
-                        thread::spawn(move || serve_conn(s, body));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(2)),
-                }
-            }
-        });
-        TestServer { url, stop }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        TestServer { url, _acceptor: Acceptor::spawn(listener, move |s, _| serve_conn(s, body)) }
     }
 }
 
@@ -183,6 +201,19 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A small, quick run: 5 requests of the raw client in reuse mode, no warm-up.
+pub const SMALL_RAW: [&str; 8] = ["-n", "5", "--warmup", "0", "--clients", "raw", "--mode", "reuse"];
+
+/// Run `httpbench` with `args`, exporting the result file to `path` (stdout in CSV), check that it succeeded,
+/// and return the file's text.
+pub fn export_run(path: &Path, args: &[&str]) -> String {
+    let mut all = args.to_vec();
+    all.extend(["--format", "csv", "--export-json", path.to_str().unwrap()]);
+    let (code, _, err) = run(&all);
+    assert_eq!(code, 0, "{err}");
+    std::fs::read_to_string(path).unwrap()
 }
 
 /// The cases of a result file.

@@ -10,8 +10,6 @@ use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,22 +18,10 @@ use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotF
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use httpbench_shared::parse::parse_reports;
 
-use crate::helpers::{run, Serve};
+use crate::helpers::{run, Acceptor, Serve};
 
 /// Where the page is mounted on the static server: a sub-path, as on any static host.
 const SUB_PATH: &str = "/sub/httpbench/";
-/// Chromium flags for a root user on a closed network (see TOOLCHAIN.md); never --virtual-time-budget.
-const CHROMIUM_ARGS: [&str; 9] = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-];
 
 pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -44,34 +30,14 @@ pub(crate) fn root() -> PathBuf {
 /// `dist/` served at [`SUB_PATH`] on 127.0.0.1, one request per connection; stopped on drop.
 struct StaticServer {
     url: String,
-    stop: Arc<AtomicBool>,
+    _acceptor: Acceptor,
 }
 
 impl StaticServer {
     fn start(dir: PathBuf) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}{SUB_PATH}", listener.local_addr().unwrap());
-        listener.set_nonblocking(true).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        thread::spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((s, _)) => {
-                        let dir = dir.clone();
-                        thread::spawn(move || serve_file(s, &dir));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        StaticServer { url, stop }
-    }
-}
-
-impl Drop for StaticServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        StaticServer { url, _acceptor: Acceptor::spawn(listener, move |s, _| serve_file(s, &dir)) }
     }
 }
 
@@ -126,7 +92,7 @@ pub(crate) fn launch() -> (Browser, tempfile::TempDir) {
         .window_size(Some((1280, 1800)))
         .user_data_dir(Some(profile.path().to_path_buf()))
         .idle_browser_timeout(Duration::from_secs(180))
-        .args(CHROMIUM_ARGS.iter().map(OsStr::new).collect())
+        .args(httpbench::browser::CHROMIUM_FLAGS.iter().map(OsStr::new).collect())
         .build()
         .unwrap();
     let browser =

@@ -1,7 +1,7 @@
 //! `--pin`: placement is applied (read back from the OS), recorded in the result file and the report, and
 //! `compare` warns exactly when two reports' placements differ.
 
-use crate::helpers::{run, run_json, scratch, TestServer};
+use crate::helpers::{export_run, run, run_json, scratch, TestServer, SMALL_RAW};
 use crate::schema::validate;
 
 fn nproc() -> usize {
@@ -62,23 +62,7 @@ fn compare_warns_exactly_when_placements_differ() {
     let mut files = Vec::new();
     for pin in ["same", "same", "none"] {
         let f = dir.join(format!("{pin}-{}.json", files.len()));
-        let (code, _, err) = run(&[
-            "-n",
-            "5",
-            "--warmup",
-            "0",
-            "--clients",
-            "raw",
-            "--mode",
-            "reuse",
-            "--pin",
-            pin,
-            "--format",
-            "csv",
-            "--export-json",
-            f.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{err}");
+        export_run(&f, &[&SMALL_RAW[..], &["--pin", pin]].concat());
         files.push(f);
     }
     let path = |i: usize| files[i].to_str().unwrap().to_string();

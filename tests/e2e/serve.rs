@@ -1,6 +1,6 @@
 //! `httpbench serve`: the target endpoints and the headers a browser page needs.
 
-use crate::helpers::{get, Serve};
+use crate::helpers::{export_run, get, Serve, SMALL_RAW};
 
 #[test]
 fn index_bytes_status_and_close() {
@@ -113,24 +113,7 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     let results = dir.join("results");
     let s = Serve::start_with(&["--results-dir", results.to_str().unwrap()]);
     let report = dir.join("r.json");
-    let (code, _, err) = crate::helpers::run(&[
-        "-n",
-        "5",
-        "--warmup",
-        "0",
-        "--clients",
-        "raw",
-        "--mode",
-        "reuse",
-        "--rounds",
-        "1",
-        "--format",
-        "csv",
-        "--export-json",
-        report.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let good = std::fs::read(&report).unwrap();
+    let good = export_run(&report, &[&SMALL_RAW[..], &["--rounds", "1"]].concat()).into_bytes();
     let (head, body) = post(&s.url, "/results", &good);
     assert!(head.starts_with("HTTP/1.1 201"), "{head} {}", String::from_utf8_lossy(&body));
     // The terminal shows the posted run in the text format.
