@@ -15,36 +15,12 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-# The embedded server, one worker thread (what `httpbench run` uses).
-"$BIN" serve --port 0 --threads 1 >"$work/serve.out" &
-pids+=($!)
-for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-embedded=$(sed -n 's/^listening on //p' "$work/serve.out")
-
-# nginx on loopback with the same page, one worker, no logging.
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$work/www" "$work/nginx"
-chmod 755 "$work" "$work/www"  # nginx workers run as www-data
-cp cli/src/server/index.html "$work/www/index.html"
-cat >"$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$port; root $work/www; }
-}
-CONF
-"$NGINX" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-pids+=($!)
-for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null 2>&1 && break; sleep 0.1; done
-nginx_url="http://127.0.0.1:$port/"
+# The embedded server (one worker thread, what `httpbench run` uses) and nginx with the same page.
+source scripts/servers.sh
+start_embedded "$work"
+start_nginx "$work"
+embedded=$EMB
+nginx_url=$NGX
 
 echo "embedded: $embedded   nginx: $nginx_url   rounds: $ROUNDS   requests per case per round: $N"
 for round in $(seq "$ROUNDS"); do

@@ -24,7 +24,6 @@ cargo build --release -p httpbench --quiet
 BIN=$PWD/target/release/httpbench
 SEED=$(cd .. && pwd)/shared/www_bench.pl
 work=$(mktemp -d)
-chmod 755 "$work"
 gcc -O2 -Wall -o "$work/rawloop" bench/rawloop.c
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
@@ -33,33 +32,9 @@ C0="taskset -c 0"
 C1="taskset -c $(( $(nproc) > 1 ? 1 : 0 ))"
 
 # Servers: httpbench's own (one thread, as `httpbench run` uses) and nginx (one worker), same 612-byte page.
-$C1 "$BIN" serve --port 0 --threads 1 --quiet >"$work/serve.out" &
-pids+=($!)
-for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-EMB=$(sed -n 's/^listening on //p' "$work/serve.out")
-EMB_PORT=$(echo "$EMB" | sed 's|.*:\([0-9]*\)/|\1|')
-NGX_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$work/www" "$work/nginx"
-cp cli/src/server/index.html "$work/www/index.html"
-chmod -R a+rX "$work/www"
-cat >"$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 10000000;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$NGX_PORT; root $work/www; }
-}
-CONF
-$C1 "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-pids+=($!)
-NGX="http://127.0.0.1:$NGX_PORT/"
-for _ in $(seq 50); do curl -sf "$NGX" >/dev/null 2>&1 && break; sleep 0.1; done
+source scripts/servers.sh
+start_embedded "$work" $C1
+start_nginx "$work" $C1
 echo "embedded server $EMB, nginx $NGX, $ROUNDS rounds; clients on CPU 0, servers on CPU 1"
 
 raw_rates() { # MODE N -> httpbench raw "wall-rate cpu-rate" against the embedded server
