@@ -166,7 +166,7 @@ async fn run_round(case: &mut CaseRun, budget: Budget, clock: &SystemClock, canc
     let done = if case.driver.client() == Client::JsFetch {
         js_round(case, n, cancel, tick).await
     } else {
-        wasm_round(case, budget, clock, cancel, tick).await
+        wasm_round(case, budget, clock, start, cancel, tick).await
     };
     let wall: Duration = clock.now() - start;
     if done > 0 {
@@ -175,15 +175,15 @@ async fn run_round(case: &mut CaseRun, budget: Budget, clock: &SystemClock, canc
     crate::timing::collect(&case.entry_name, &mut case.recorder);
 }
 
-/// A round of a wasm client; returns the requests made.
+/// A round of a wasm client that began at `start` on `clock`; returns the requests made.
 async fn wasm_round(
     case: &mut CaseRun,
     budget: Budget,
     clock: &SystemClock,
+    start: Duration,
     cancel: &Cancel,
     tick: &dyn Fn(u64),
 ) -> u64 {
-    let start = clock.now();
     let (mut done, mut reported, mut last_report) = (0u64, 0u64, start);
     while budget.wants_more(done, clock.now() - start) && !cancel.is_cancelled() {
         let t0 = clock.now();
@@ -206,15 +206,15 @@ async fn js_round(case: &mut CaseRun, n: u64, cancel: &Cancel, tick: &dyn Fn(u64
     let mut done = 0u64;
     while done < n && !cancel.is_cancelled() {
         let left = u32::try_from(n - done).unwrap_or(u32::MAX);
-        let r = js_fetch::round(case.driver.url(), left, &cancel.js, Some(PROGRESS_INTERVAL)).await;
-        if r.requests.is_empty() {
+        let requests = js_fetch::round(case.driver.url(), left, &cancel.js, Some(PROGRESS_INTERVAL)).await;
+        if requests.is_empty() {
             break;
         }
-        for (outcome, latency) in &r.requests {
+        for (outcome, latency) in &requests {
             case.recorder.record(outcome, *latency);
         }
-        done += r.requests.len() as u64;
-        tick(r.requests.len() as u64);
+        done += requests.len() as u64;
+        tick(requests.len() as u64);
     }
     done
 }

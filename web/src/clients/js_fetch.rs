@@ -18,13 +18,6 @@ extern "C" {
     fn js_fetch_round(url: &str, n: u32, timeout_ms: u32, control: &Object, max_ms: f64) -> js_sys::Promise;
 }
 
-/// What one call of the JavaScript loop measured.
-#[derive(Debug, Default)]
-pub struct RoundResult {
-    /// One (outcome, duration) per request made.
-    pub requests: Vec<(Outcome, Duration)>,
-}
-
 /// A control object whose `stop` property the JavaScript loop checks between requests.
 pub fn control() -> Object {
     let o = Object::new();
@@ -39,26 +32,23 @@ pub fn set_stop(control: &Object, stop: bool) {
 }
 
 /// Run `n` requests of `url` in JavaScript, or fewer: the loop hands back after the request that ends `max`
-/// of wall time (none: no limit), or when asked to stop.
-pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -> RoundResult {
+/// of wall time (none: no limit), or when asked to stop. One (outcome, duration) per request made.
+pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -> Vec<(Outcome, Duration)> {
     let max_ms = max.map_or(f64::INFINITY, |d| d.as_secs_f64() * 1000.0);
     let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control, max_ms)).await else {
-        return RoundResult::default();
+        return Vec::new();
     };
     let field = |name: &str| Reflect::get(&value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
     let done = field("done").as_f64().unwrap_or(0.0) as usize;
     let durations = Float64Array::from(field("durations")).to_vec();
     let statuses = Int32Array::from(field("statuses")).to_vec();
     let bytes = Float64Array::from(field("bytes")).to_vec();
-    let requests =
-        (0..done.min(durations.len())).map(|i| (outcome(statuses[i], bytes[i] as u64), ms(durations[i]))).collect();
-    RoundResult { requests }
+    (0..done.min(durations.len())).map(|i| (outcome(statuses[i], bytes[i] as u64), ms(durations[i]))).collect()
 }
 
 /// One request through the JavaScript loop (used for nothing timed: the runner measures js-fetch by rounds).
 pub async fn single(url: &str) -> Outcome {
-    let r = round(url, 1, &control(), None).await;
-    r.requests.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
+    round(url, 1, &control(), None).await.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
 }
 
 fn outcome(status: i32, bytes: u64) -> Outcome {
