@@ -12,10 +12,14 @@ pub trait Clock {
 }
 
 /// The platform's monotonic clock.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SystemClock {
     #[cfg(not(target_arch = "wasm32"))]
     origin: std::time::Instant,
+    /// Looked up once: reading the clock is one call into JavaScript, not four (global, instanceof Window,
+    /// the `performance` getter, `now`), since it is read around every request.
+    #[cfg(target_arch = "wasm32")]
+    performance: Option<web_sys::Performance>,
 }
 
 impl Default for SystemClock {
@@ -41,23 +45,23 @@ impl Clock for SystemClock {
 
 #[cfg(target_arch = "wasm32")]
 impl SystemClock {
-    /// The page's clock (origin: the page's time origin).
+    /// The page's (or worker's) clock, origin at its time origin.
     pub fn new() -> Self {
-        SystemClock {}
-    }
-}
-
-#[cfg(target_arch = "wasm32")]
-impl Clock for SystemClock {
-    fn now(&self) -> Duration {
         use wasm_bindgen::JsCast;
         let global = js_sys::global();
         let performance = match global.clone().dyn_into::<web_sys::Window>() {
             Ok(window) => window.performance(),
             Err(_) => global.dyn_into::<web_sys::WorkerGlobalScope>().ok().and_then(|w| w.performance()),
         };
+        SystemClock { performance }
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
         // Without a Performance object (never seen in a browser) fall back to the millisecond wall clock.
-        let ms = performance.map(|p| p.now()).unwrap_or_else(js_sys::Date::now);
+        let ms = self.performance.as_ref().map(|p| p.now()).unwrap_or_else(js_sys::Date::now);
         Duration::from_secs_f64(ms.max(0.0) / 1000.0)
     }
 }

@@ -1,22 +1,34 @@
-//! The `fetch` client: `window.fetch` through web-sys with `cache: "no-store"` and a timeout signal, the body
-//! read to the end with `arrayBuffer()` (it stays in JavaScript memory; only its length crosses to wasm).
+//! The `fetch` client: the page's `fetch` with `cache: "no-store"` and a timeout signal, the body read to the
+//! end with `arrayBuffer()` (it stays in JavaScript memory; only its length crosses to wasm). The URL is a
+//! JavaScript string made once per case: web-sys's `Window::fetch_with_str_and_init` would decode the Rust
+//! string into a new JavaScript string on every request, work `js-fetch` does not do.
 
-use httpbench_shared::{ErrorKind, Outcome};
+use httpbench_shared::Outcome;
+use js_sys::{JsString, Promise};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, RequestCache, RequestInit, Response};
 
 use super::{js_error_kind, Phase, TIMEOUT_MS};
 
+#[wasm_bindgen]
+extern "C" {
+    /// The global `fetch(input, init)` (the window's, in a page).
+    #[wasm_bindgen(catch, js_name = fetch)]
+    fn global_fetch(input: &JsString, init: &RequestInit) -> Result<Promise, JsValue>;
+}
+
 /// One GET of `url`.
-pub async fn get(url: &str) -> Outcome {
-    let Some(window) = web_sys::window() else {
-        return Outcome::failed(ErrorKind::Other, None);
-    };
+pub async fn get(url: &JsString) -> Outcome {
     let init = RequestInit::new();
     init.set_cache(RequestCache::NoStore);
     init.set_signal(Some(&AbortSignal::timeout_with_u32(TIMEOUT_MS)));
-    let response: Response = match JsFuture::from(window.fetch_with_str_and_init(url, &init)).await {
+    let sent = match global_fetch(url, &init) {
+        Ok(promise) => JsFuture::from(promise).await,
+        Err(e) => Err(e),
+    };
+    let response: Response = match sent {
         Ok(r) => r.unchecked_into(),
         Err(e) => return Outcome::failed(js_error_kind(&e, Phase::Head), None),
     };

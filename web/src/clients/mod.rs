@@ -67,6 +67,8 @@ impl Client {
 pub struct Driver {
     client: Client,
     url: String,
+    /// The same URL as a JavaScript string, made once (the `fetch` client hands it over as is).
+    url_js: js_sys::JsString,
     #[cfg(feature = "reqwest")]
     reqwest: Option<::reqwest::Client>,
 }
@@ -78,6 +80,7 @@ impl Driver {
         let _ = mode;
         Driver {
             client,
+            url_js: js_sys::JsString::from(url.as_str()),
             url,
             // Reuse: one client for all requests; fresh: a new one per request, as the CLI's fresh mode does.
             #[cfg(feature = "reqwest")]
@@ -98,7 +101,7 @@ impl Driver {
     /// Make one GET, read the whole body, and say what happened. `js-fetch` runs by rounds, not here.
     pub async fn request(&self) -> Outcome {
         match self.client {
-            Client::Fetch => fetch::get(&self.url).await,
+            Client::Fetch => fetch::get(&self.url_js).await,
             Client::Gloo => gloo::get(&self.url).await,
             Client::Xhr => xhr::get(&self.url).await,
             #[cfg(feature = "reqwest")]
