@@ -136,13 +136,24 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
   done
   echo "total gzip: $((total / 1024)) KB (goal <= 200 KB)"
   if command -v chromium >/dev/null; then
+    # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
+    # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
     echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, one interleaved run of 10 rounds:"
     "$BIN" run --browser --clients raw --mode both -n 1000 --rounds 10 --warmup 50 --browser-clients fetch,js-fetch \
-      --page-dir dist --format csv --no-progress 2>/dev/null |
-      awk -F, '$2 == "browser" { r[$3 "/" $4] = $9; p[$3 "/" $4] = $23 } END {
-        for (m in r) if (m ~ /^fetch\//) { split(m, q, "/"); j = "js-fetch/" q[2];
-          printf "  %s: fetch %.0f req/s, js-fetch %.0f req/s, ratio %.2f (goal >= 0.95); p50 %.2f vs %.2f ms (%.2f)\n",
-            q[2], r[m], r[j], r[m] / r[j], p[m] / 1e6, p[j] / 1e6, p[j] / p[m] } }'
+      --page-dir dist --format csv --no-progress --export-json "$work/page.json" >/dev/null 2>&1
+    python3 - "$work/page.json" <<'PY'
+import json, statistics, sys
+reports = json.load(open(sys.argv[1]))
+cases = {(c["client"], c["mode"]): c for r in reports if r["environment"]["kind"] == "browser" for c in r["cases"]}
+rates = lambda c: [r["ok"] / r["wall_secs"] for r in c["rounds"] if r["wall_secs"] > 0]
+for mode in ("fresh", "reuse"):
+    f, j = cases[("fetch", mode)], cases[("js-fetch", mode)]
+    per_round = statistics.median(a / b for a, b in zip(rates(f), rates(j)))
+    p50 = f["latency_ns"]["p50"] / 1e6, j["latency_ns"]["p50"] / 1e6
+    print(f"  {mode}: fetch {f['rate_wall']:.0f} req/s, js-fetch {j['rate_wall']:.0f} req/s, ratio "
+          f"{f['rate_wall'] / j['rate_wall']:.2f}, median per-round ratio {per_round:.2f} (goal >= 0.95); "
+          f"p50 {p50[0]:.2f} vs {p50[1]:.2f} ms ({p50[1] / p50[0]:.2f})")
+PY
   fi
 else
   echo "dist/ is not built: run 'trunk build --release' (scripts/test.sh does) to include the page's size"
