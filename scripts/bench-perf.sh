@@ -138,8 +138,8 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
   if command -v chromium >/dev/null; then
     # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
     # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
-    echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, one interleaved run of 10 rounds:"
-    "$BIN" run --browser --clients raw --mode both -n 1000 --rounds 10 --warmup 50 --browser-clients fetch,js-fetch \
+    echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, one interleaved run of 10 x 200 requests:"
+    "$BIN" run --browser --clients raw --mode both -n 2000 --rounds 10 --warmup 50 --browser-clients fetch,js-fetch \
       --page-dir dist --format csv --no-progress --export-json "$work/page.json" >/dev/null 2>&1
     python3 - "$work/page.json" <<'PY'
 import json, statistics, sys
@@ -154,6 +154,14 @@ for mode in ("fresh", "reuse"):
           f"{f['rate_wall'] / j['rate_wall']:.2f}, median per-round ratio {per_round:.2f} (goal >= 0.95); "
           f"p50 {p50[0]:.2f} vs {p50[1]:.2f} ms ({p50[1] / p50[0]:.2f})")
 PY
+    # The split of each request cycle, from a Chromium trace of one more such run (bench/page-trace.mjs): the
+    # part between one response and the next request is the client's own code, apart from the network stack.
+    if node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:9")' >/dev/null 2>&1; then
+      echo "where the time goes: Chromium trace of one more interleaved run (bench/page-trace.mjs, 10 x 200 requests)"
+      $C0 node --experimental-websocket bench/page-trace.mjs "$EMB" 2000 1 | sed 's/^run 1 /  /'
+    else
+      echo "(node with WebSocket is missing: the trace split of figure 6 is left out)"
+    fi
   fi
 else
   echo "dist/ is not built: run 'trunk build --release' (scripts/test.sh does) to include the page's size"

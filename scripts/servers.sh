@@ -7,7 +7,8 @@
 start_embedded() {
   local work=$1
   shift
-  "$@" "$BIN" serve --port 0 --threads 1 --quiet >"$work/serve.out" &
+  # It also serves the built page (dist/) under /app/; what a page run posts back lands in WORK, not the repo.
+  "$@" "$BIN" serve --port 0 --threads 1 --quiet --results-dir "$work/results" >"$work/serve.out" &
   pids+=($!)
   for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
   EMB=$(sed -n 's/^listening on //p' "$work/serve.out")
