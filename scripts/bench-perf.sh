@@ -9,7 +9,8 @@
 #   4. memory: peak RSS of -n 10000 vs -n 1000000 (goal <= 1.2x)
 #   5. start to answer: wall time of a bare `httpbench` (goal <= 15 s)
 #   6. the page, when it is built: gzip size of wasm + JS + CSS (goal <= 200 KB), and in headless Chromium the
-#      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95)
+#      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95), with
+#      Chromium on one CPU and placed freely, and a trace's split of where each request's time goes
 # Usage: scripts/bench-perf.sh [ROUNDS]   (default 5); SECTIONS="1 3" runs only those figures (default all six)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -138,10 +139,14 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
   if command -v chromium >/dev/null; then
     # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
     # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
-    echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, one interleaved run of 10 x 200 requests:"
-    "$BIN" run --browser --clients raw --mode both -n 2000 --rounds 10 --warmup 50 --browser-clients fetch,js-fetch \
-      --page-dir dist --format csv --no-progress --export-json "$work/page.json" >/dev/null 2>&1
-    python3 - "$work/page.json" <<'PY'
+    # Two placements: `split` confines every Chromium process to CPU 0 (the server has CPU 1), so any CPU the
+    # page spends delays the network stack too; `none` lets the OS place them, as a browser runs in use.
+    for pin in split none; do
+      echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, --pin $pin, one interleaved run of 10 x 200 requests:"
+      "$BIN" run --browser --pin "$pin" --clients raw --mode both -n 2000 --rounds 10 --warmup 50 \
+        --browser-clients fetch,js-fetch --page-dir dist --format csv --no-progress --export-json "$work/page-$pin.json" \
+        >/dev/null 2>&1
+      python3 - "$work/page-$pin.json" <<'PY'
 import json, statistics, sys
 reports = json.load(open(sys.argv[1]))
 cases = {(c["client"], c["mode"]): c for r in reports if r["environment"]["kind"] == "browser" for c in r["cases"]}
@@ -154,10 +159,11 @@ for mode in ("fresh", "reuse"):
           f"{f['rate_wall'] / j['rate_wall']:.2f}, median per-round ratio {per_round:.2f} (goal >= 0.95); "
           f"p50 {p50[0]:.2f} vs {p50[1]:.2f} ms ({p50[1] / p50[0]:.2f})")
 PY
+    done
     # The split of each request cycle, from a Chromium trace of one more such run (bench/page-trace.mjs): the
     # part between one response and the next request is the client's own code, apart from the network stack.
     if node --experimental-websocket -e 'new WebSocket("ws://127.0.0.1:9")' >/dev/null 2>&1; then
-      echo "where the time goes: Chromium trace of one more interleaved run (bench/page-trace.mjs, 10 x 200 requests)"
+      echo "where the time goes: Chromium trace of one more interleaved run, Chromium on CPU 0 (bench/page-trace.mjs, 10 x 200)"
       $C0 node --experimental-websocket bench/page-trace.mjs "$EMB" 2000 1 | sed 's/^run 1 /  /'
     else
       echo "(node with WebSocket is missing: the trace split of figure 6 is left out)"
