@@ -10,8 +10,9 @@
 //   SERVER_URL: an `httpbench serve` with the built page under /app/; it is also the target.
 //   REQUESTS per case (default 2000, a multiple of 10), RUNS page runs (default 1).
 //   Starts headless Chromium ($CHROMIUM, else chromium) on a free port; pin it by pinning this script (taskset).
-//   TRACE_OUT=trace.json keeps each run's trace as trace-N.json; TRACE_CATEGORIES=a,b traces more categories.
-// Each run is one autorun of the page as figure 6 runs it (fetch and js-fetch, both modes, 10 interleaved
+//   TRACE_OUT=trace.json keeps each run's trace as trace-N.json; TRACE_CATEGORIES=a,b traces more categories;
+//   PAGE_CLIENTS=fetch,xhr,js-fetch measures other wasm clients too (default fetch,js-fetch).
+// Each run is one autorun of the page as figure 6 runs it (the clients, both modes, 10 interleaved
 // rounds), traced with `devtools.timeline`; requests are told apart by their URL (mode) and their place in
 // the schedule (a warm-up block per client, then per round a block per client). Medians per request.
 import { spawn } from 'node:child_process';
@@ -26,7 +27,14 @@ const requests = Number(requestsArg), runs = Number(runsArg), ROUNDS = 10;
 if (!server || !/^http:\/\/127\.0\.0\.1:\d+\/$/.test(server)) fail(`SERVER_URL '${server ?? ''}' must look like http://127.0.0.1:PORT/ (an httpbench serve)`);
 if (!(requests >= 100 && requests <= 100000 && requests % ROUNDS === 0)) fail(`REQUESTS '${requestsArg}' must be a multiple of ${ROUNDS} from 100 to 100000`);
 if (!(runs >= 1 && runs <= 50)) fail(`RUNS '${runsArg}' must be a whole number from 1 to 50`);
-const WARMUP = 50, CLIENTS = ['fetch', 'js-fetch'], MODES = ['fresh', 'reuse'];
+const WARMUP = 50, MODES = ['fresh', 'reuse'];
+// PAGE_CLIENTS=fetch,xhr,js-fetch compares more wasm clients, each with js-fetch (which must be in the list).
+// The page runs its cases in its report order (web/src/settings.rs CLIENTS), whatever order the URL names.
+const PAGE_ORDER = ['fetch', 'gloo-net', 'xhr', 'reqwest', 'js-fetch'];
+const CLIENTS = (process.env.PAGE_CLIENTS ?? 'fetch,js-fetch').split(',').filter(Boolean)
+  .sort((a, b) => PAGE_ORDER.indexOf(a) - PAGE_ORDER.indexOf(b));
+if (CLIENTS.some(c => !PAGE_ORDER.includes(c))) fail(`PAGE_CLIENTS '${CLIENTS}' may name only ${PAGE_ORDER.join(', ')}`);
+if (!CLIENTS.includes('js-fetch') || CLIENTS.length < 2) fail(`PAGE_CLIENTS '${CLIENTS}' must name js-fetch and at least one other page client`);
 
 /** Say what is wrong, stop Chromium if it runs, exit 2. */
 function fail(message) {
@@ -36,7 +44,7 @@ function fail(message) {
   try { if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }); } catch { /* left in tmp */ }
   process.exit(2);
 }
-const median = xs => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = xs => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
 // Chromium with the CLI's flags (cli/src/browser.rs CHROMIUM_FLAGS) and a DevTools port of its choosing.
@@ -106,14 +114,15 @@ async function traceRun() {
 
 /**
  * The requests of one mode (its URL), in the page's order: a warm-up block per client, then per round one
- * block per client. Each request inside a block is split into its network part (sent -> finished) and page
- * part (finished -> the block's next request sent); the last request of a block has no next and is left out.
+ * block per client. Each request inside a block gives its cycle (sent -> the block's next request sent), split
+ * into sent -> head, head -> finished and finished -> next sent; the last request of a block has no next.
  */
 function split(events, target) {
   const sent = new Map(), head = new Map(), finished = new Map();
   for (const e of events) {
     const d = e.args?.data;
-    if (e.name === 'ResourceSendRequest' && d?.url === target) sent.set(d.requestId, e.ts);
+    // gloo-net re-appends an empty query (`?close=1&`): the server reads it the same, so it counts as the target.
+    if (e.name === 'ResourceSendRequest' && d?.url?.replace(/[?&]$/, '') === target) sent.set(d.requestId, e.ts);
     else if (e.name === 'ResourceReceiveResponse' && d?.requestId) head.set(d.requestId, e.ts);
     else if (e.name === 'ResourceFinish' && d?.requestId) finished.set(d.requestId, e.ts);
   }
@@ -122,18 +131,21 @@ function split(events, target) {
   if (order.length !== CLIENTS.length * (WARMUP + requests)) {
     fail(`the trace holds ${order.length} requests to ${target}, not ${CLIENTS.length * (WARMUP + requests)}`);
   }
-  const out = Object.fromEntries(CLIENTS.map(c => [c, { head: [], body: [], page: [] }]));
+  const out = Object.fromEntries(CLIENTS.map(c => [c, { cycle: [], head: [], body: [], page: [] }]));
   let at = CLIENTS.length * WARMUP;
   for (let round = 0; round < ROUNDS; round++) {
     for (const client of CLIENTS) {
       const block = order.slice(at, at + perRound);
       at += perRound;
       for (let i = 0; i + 1 < block.length; i++) {
-        const [id, t0] = block[i], th = head.get(id), t1 = finished.get(id);
-        if (th === undefined || t1 === undefined || t1 > block[i + 1][1]) continue;
+        const [id, t0] = block[i], th = head.get(id), t1 = finished.get(id), next = block[i + 1][1];
+        out[client].cycle.push(next - t0);
+        if (th === undefined) continue;
         out[client].head.push(th - t0);
+        // XMLHttpRequest sends the next request from the load event, before the finish mark of this one.
+        if (t1 === undefined || t1 > next) continue;
         out[client].body.push(t1 - th);
-        out[client].page.push(block[i + 1][1] - t1);
+        out[client].page.push(next - t1);
       }
     }
   }
@@ -146,13 +158,16 @@ for (let run = 1; run <= runs; run++) {
   if (process.env.TRACE_OUT) writeFileSync(process.env.TRACE_OUT.replace(/(\.json)?$/, `-${run}.json`), JSON.stringify(events));
   for (const mode of MODES) {
     const parts = split(events, mode === 'fresh' ? `${server}?close=1` : server);
-    const m = c => Object.fromEntries(['head', 'body', 'page'].map(k => [k, median(parts[c][k])]));
-    const f = m('fetch'), j = m('js-fetch');
-    const us = x => `${x.toFixed(0)} us`;
-    const cycle = j.head + j.body + j.page, extra = f.page - j.page;
-    console.log(`run ${run} ${mode}, medians per request, fetch vs js-fetch: sent->head ${us(f.head)} vs ${us(j.head)}, ` +
-      `head->finished ${us(f.body)} vs ${us(j.body)}, finished->next sent ${us(f.page)} vs ${us(j.page)} ` +
-      `(the page's own code: wasm adds ${us(extra)}, ${(100 * extra / cycle).toFixed(1)}% of js-fetch's ${us(cycle)} cycle)`);
+    const m = c => Object.fromEntries(['cycle', 'head', 'body', 'page'].map(k => [k, median(parts[c][k])]));
+    const j = m('js-fetch'), us = x => (Number.isNaN(x) ? 'n/a' : `${x.toFixed(0)} us`);
+    for (const client of CLIENTS.filter(c => c !== 'js-fetch')) {
+      const f = m(client), extra = f.page - j.page;
+      const own = Number.isNaN(extra) ? '(no finish mark before the next request: the split stops at the head)'
+        : `(the page's own code: wasm adds ${us(extra)}, ${(100 * extra / j.cycle).toFixed(1)}% of js-fetch's cycle)`;
+      console.log(`run ${run} ${mode}, medians per request, ${client} vs js-fetch: cycle ${us(f.cycle)} vs ${us(j.cycle)}; ` +
+        `sent->head ${us(f.head)} vs ${us(j.head)}, head->finished ${us(f.body)} vs ${us(j.body)}, ` +
+        `finished->next sent ${us(f.page)} vs ${us(j.page)} ${own}`);
+    }
   }
 }
 await finish(0);
