@@ -16,7 +16,7 @@
 // rounds), traced with `devtools.timeline`; requests are told apart by their URL (mode) and their place in
 // the schedule (a warm-up block per client, then per round a block per client). Medians per request.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -47,12 +47,12 @@ function fail(message) {
 const median = xs => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
-// Chromium with the CLI's flags (cli/src/browser.rs CHROMIUM_FLAGS) and a DevTools port of its choosing.
+// Chromium with the CLI's flags (cli/src/browser.rs CHROMIUM_FLAGS; a test keeps web/webdriver.json, read here,
+// equal to them), the CLI's window, and a DevTools port of its choosing.
+const FLAGS = JSON.parse(readFileSync(new URL('../web/webdriver.json', import.meta.url)))['goog:chromeOptions'].args;
 profile = mkdtempSync(join(tmpdir(), 'httpbench-trace-'));
-chromium = spawn(process.env.CHROMIUM || 'chromium', ['--headless=new', '--no-sandbox', '--disable-gpu',
-  '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--disable-dev-shm-usage', '--disable-extensions', '--window-size=1280,2000', `--user-data-dir=${profile}`,
-  '--remote-debugging-port=0', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+chromium = spawn(process.env.CHROMIUM || 'chromium', [...FLAGS, '--disable-extensions', '--window-size=1280,2000',
+  `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
 const exited = new Promise(r => chromium.on('exit', r));
 /** Stop Chromium, wait for it (and its helpers) to go, remove its profile, exit with `code`. */
 async function finish(code) {
@@ -90,7 +90,7 @@ ws.onmessage = e => {
 await new Promise(r => { ws.onopen = r; });
 await send('Page.enable');
 
-/** Trace one autorun of the page: both clients, both modes, interleaved rounds, as bench-perf figure 6 runs. */
+/** Trace one autorun of the page: the clients, both modes, interleaved rounds, as bench-perf figure 6 runs. */
 async function traceRun() {
   const url = `${server}app/?target=${encodeURIComponent(server)}&n=${requests}&warmup=${WARMUP}&rounds=${ROUNDS}` +
     `&clients=${CLIENTS.join(',')}&mode=both&autorun=1`;

@@ -139,8 +139,8 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
   if command -v chromium >/dev/null; then
     # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
     # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
-    # Two placements: `split` confines every Chromium process to CPU 0 (the server has CPU 1), so any CPU the
-    # page spends delays the network stack too; `none` lets the OS place them, as a browser runs in use.
+    # Two placements: `split` confines every Chromium process to CPU 0 (the server has CPU 1), so CPU the page
+    # spends while a request is in flight delays the network stack too; `none` lets the OS place them.
     for pin in split none; do
       echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, --pin $pin, one interleaved run of 10 x 200 requests:"
       "$BIN" run --browser --pin "$pin" --clients raw --mode both -n 2000 --rounds 10 --warmup 50 \

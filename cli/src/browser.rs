@@ -194,6 +194,17 @@ fn tail(log: &Path) -> String {
 mod tests {
     use super::*;
 
+    /// web/webdriver.json (the page's wasm tests, through chromedriver) and bench/page-trace.mjs, which reads
+    /// that file, start Chromium with these same flags: a copy that drifts would test another browser set-up.
+    #[test]
+    fn the_webdriver_config_starts_chromium_with_the_same_flags() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/webdriver.json");
+        let config: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let args: Vec<&str> =
+            config["goog:chromeOptions"]["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+        assert_eq!(args, CHROMIUM_FLAGS);
+    }
+
     #[test]
     fn the_page_url_carries_the_settings() {
         let server = Url::parse("http://127.0.0.1:4000/").unwrap();
