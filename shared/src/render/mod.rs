@@ -18,12 +18,14 @@ pub use table::{stats_header, stats_row};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
     /// Perl-style `timethese`/`cmpthese`, then the statistics table and notes.
     Text,
     /// The result file itself (an array of result files when several are rendered together).
     Json,
     /// The statistics table as GitHub-flavoured Markdown.
+    #[cfg_attr(feature = "clap", value(alias = "md"))]
     Markdown,
     /// One line per case with raw figures (seconds, nanoseconds, counts).
     Csv,

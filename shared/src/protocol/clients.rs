@@ -1,0 +1,150 @@
+//! The client catalog: every client httpbench knows, native and browser, with what it is. Front ends map the
+//! names they can run to drivers; lists typed by users (`--clients`, `--browser-clients`, the page's form and
+//! query string) are read by [`parse_client_list`], so a name means the same everywhere.
+
+use thiserror::Error;
+
+use crate::model::EnvironmentKind;
+
+/// One client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// The name on the command line, in the page and in result files.
+    pub name: &'static str,
+    /// Where it runs.
+    pub environment: EnvironmentKind,
+    /// What it is, in a few words (for `--help` and the page).
+    pub about: &'static str,
+    /// Whether a run without a client list includes it.
+    pub default: bool,
+    /// The cargo feature of the page that builds it in, if it is optional.
+    pub feature: Option<&'static str>,
+}
+
+const fn native(name: &'static str, about: &'static str, default: bool) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Native, about, default, feature: None }
+}
+
+const fn browser(name: &'static str, about: &'static str, feature: Option<&'static str>) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Browser, about, default: feature.is_none(), feature }
+}
+
+/// Every client, native first, each environment's in report order.
+pub const CLIENTS: [ClientInfo; 10] = [
+    native("curl", "libcurl through the curl crate (easy interface)", true),
+    native("ureq", "ureq 3, blocking, rustls", true),
+    native("reqwest", "reqwest's blocking client, rustls", true),
+    native("reqwest-async", "reqwest's async client on a tokio runtime", false),
+    native("raw", "a std TcpStream with a fixed request, read by Content-Length: the floor", false),
+    browser("fetch", "window.fetch through web-sys, body read with arrayBuffer()", None),
+    browser("gloo-net", "gloo-net's fetch wrapper, body copied into wasm memory", None),
+    browser("xhr", "XMLHttpRequest through web-sys, responseType arraybuffer", None),
+    browser("reqwest", "reqwest compiled to wasm32 (its fetch backend)", Some("reqwest")),
+    browser("js-fetch", "the same fetch loop in plain JavaScript: the floor of the wasm clients", None),
+];
+
+/// The clients of one environment.
+fn of(environment: EnvironmentKind) -> impl Iterator<Item = &'static ClientInfo> {
+    CLIENTS.iter().filter(move |c| c.environment == environment)
+}
+
+/// The native clients.
+pub fn native_clients() -> impl Iterator<Item = &'static ClientInfo> {
+    of(EnvironmentKind::Native)
+}
+
+/// The browser clients (all of them; a page build without a feature lacks that one).
+pub fn browser_clients() -> impl Iterator<Item = &'static ClientInfo> {
+    of(EnvironmentKind::Browser)
+}
+
+/// The client of `environment` named `name`.
+pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static ClientInfo> {
+    of(environment).find(|c| c.name == name)
+}
+
+/// A client list that cannot be run.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClientListError {
+    /// A name that is not a client of this environment (or of this build).
+    #[error("unknown client '{name}': expected some of {expected}, or all")]
+    Unknown {
+        /// The name as typed.
+        name: String,
+        /// The names that would work, comma-separated.
+        expected: String,
+    },
+    /// Nothing but commas and spaces.
+    #[error("'{0}' names no client: give some of {1}, or all")]
+    Empty(String, String),
+}
+
+/// Read a comma-separated client list of `environment`: names in the order given, without repeats; `all` is
+/// every client in `available` (the names this front end can run, in catalog order).
+pub fn parse_client_list(
+    environment: EnvironmentKind,
+    list: &str,
+    available: &[&'static str],
+) -> Result<Vec<&'static str>, ClientListError> {
+    let expected = || available.join(", ");
+    let mut out: Vec<&'static str> = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let names: Vec<&'static str> = if name == "all" {
+            available.to_vec()
+        } else {
+            match client(environment, name).filter(|c| available.contains(&c.name)) {
+                Some(c) => vec![c.name],
+                None => return Err(ClientListError::Unknown { name: name.to_string(), expected: expected() }),
+            }
+        };
+        for n in names {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(ClientListError::Empty(list.to_string(), expected()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NATIVE: [&str; 5] = ["curl", "ureq", "reqwest", "reqwest-async", "raw"];
+
+    #[test]
+    fn lists_keep_the_order_given_without_repeats_and_all_expands() {
+        let p = |s| parse_client_list(EnvironmentKind::Native, s, &NATIVE);
+        assert_eq!(p("raw, curl,raw").unwrap(), ["raw", "curl"]);
+        assert_eq!(p("all").unwrap(), NATIVE);
+        assert_eq!(p("ureq,all").unwrap()[..2], ["ureq", "curl"]);
+        let e = p("wget").unwrap_err().to_string();
+        assert!(e.contains("'wget'") && e.contains("curl, ureq"), "{e}");
+        assert!(p(" , ").unwrap_err().to_string().contains("names no client"));
+    }
+
+    #[test]
+    fn a_name_of_the_other_environment_or_build_is_unknown() {
+        let e = parse_client_list(EnvironmentKind::Browser, "curl", &["fetch"]).unwrap_err();
+        assert!(matches!(e, ClientListError::Unknown { .. }));
+        let e = parse_client_list(EnvironmentKind::Browser, "reqwest", &["fetch", "js-fetch"]).unwrap_err();
+        assert!(e.to_string().contains("fetch, js-fetch"), "{e}");
+    }
+
+    #[test]
+    fn the_catalog_has_unique_names_per_environment_and_defaults() {
+        for env in [EnvironmentKind::Native, EnvironmentKind::Browser] {
+            let names: Vec<&str> = of(env).map(|c| c.name).collect();
+            let mut unique = names.clone();
+            unique.dedup();
+            assert_eq!(names, unique);
+        }
+        let defaults: Vec<&str> = native_clients().filter(|c| c.default).map(|c| c.name).collect();
+        assert_eq!(defaults, ["curl", "ureq", "reqwest"]);
+        let defaults: Vec<&str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();
+        assert_eq!(defaults, ["fetch", "gloo-net", "xhr", "js-fetch"]);
+    }
+}

@@ -1,0 +1,13 @@
+//! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
+//! environment and what it is), the connection modes and their parser, durations as typed, and the page's
+//! query string (to and from, imports included). One home for each, tested natively, used by both front ends.
+
+mod clients;
+mod duration;
+mod modes;
+mod query;
+
+pub use clients::{browser_clients, client, native_clients, parse_client_list, ClientInfo, ClientListError, CLIENTS};
+pub use duration::{parse_duration, DurationError, MAX_DURATION};
+pub use modes::Modes;
+pub use query::PageQuery;

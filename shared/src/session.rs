@@ -1,0 +1,304 @@
+//! The run session both front ends drive: the plan (warm-up, rounds, interleaving, a count or a duration), one
+//! recorder per case, and the settings, in one sans-IO state machine (the pattern of quinn-proto and hyper's
+//! protocol cores). The CLI's runner and the page's loop ask it what to run next ([`Session::next`]), do the
+//! requests and read their own clock, hand back each outcome with its duration and each round's wall time,
+//! and finally take the [`Report`] from it. A new dimension of a case is added here once, not per front end.
+
+use std::time::Duration;
+
+use crate::model::{Case, Environment, Mode, Report, Settings, Target, Tool, SCHEMA_VERSION};
+use crate::stats::{Bin, CpuTime, Outcome, Recorder};
+
+/// Bars of each case's latency histogram (the page's chart).
+pub const HISTOGRAM_BINS: usize = 30;
+
+/// How much to measure per case: a request count or a wall-clock duration, split evenly over the rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// This many measured requests per case.
+    Count(u64),
+    /// Requests for this much wall time per case.
+    Duration(Duration),
+}
+
+/// What one round of a case may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundBudget {
+    /// This many requests.
+    Requests(u64),
+    /// Requests until this much time has passed (at least one request).
+    Time(Duration),
+}
+
+impl RoundBudget {
+    /// Whether a round that has made `done` requests in `elapsed` should make another.
+    pub fn wants_more(self, done: u64, elapsed: Duration) -> bool {
+        match self {
+            RoundBudget::Requests(n) => done < n,
+            RoundBudget::Time(d) => done == 0 || elapsed < d,
+        }
+    }
+}
+
+/// How a run measures: the same for every case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Measured requests or time per case.
+    pub budget: Budget,
+    /// Requests per case before measuring, excluded from every figure.
+    pub warmup: u64,
+    /// Rounds per case (at least 1); their spread gives the confidence interval.
+    pub rounds: u32,
+    /// Round-robin across cases instead of case after case, so drift of the machine hits every case alike.
+    pub interleave: bool,
+}
+
+impl Plan {
+    /// The budget of round `round` (0-based): a count's remainder goes to the first rounds.
+    pub fn round_budget(&self, round: u32) -> RoundBudget {
+        let rounds = self.rounds.max(1);
+        match self.budget {
+            Budget::Duration(d) => RoundBudget::Time(d / rounds),
+            Budget::Count(n) => {
+                let r = u64::from(rounds);
+                RoundBudget::Requests(n / r + u64::from(u64::from(round) < n % r))
+            }
+        }
+    }
+
+    /// The (case index, round) pairs in the order they run.
+    fn order(&self, cases: usize) -> Vec<(usize, u32)> {
+        let rounds = self.rounds.max(1);
+        if self.interleave {
+            (0..rounds).flat_map(|r| (0..cases).map(move |c| (c, r))).collect()
+        } else {
+            (0..cases).flat_map(|c| (0..rounds).map(move |r| (c, r))).collect()
+        }
+    }
+}
+
+/// What identifies a case: every dimension it varies in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CaseKey {
+    /// Client name, as the catalog spells it.
+    pub client: String,
+    /// Connection mode.
+    pub mode: Mode,
+}
+
+impl CaseKey {
+    /// `client/mode`, for progress and messages.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.client, self.mode)
+    }
+}
+
+/// What the front end should do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Make `requests` unmeasured requests with case `case`'s client.
+    Warmup {
+        /// Index into [`Session::cases`].
+        case: usize,
+        /// Requests to make.
+        requests: u64,
+    },
+    /// Measure one round of case `case`: requests while `budget` wants more, each timed and handed to
+    /// [`Session::record`], then [`Session::end_round`] with the round's wall time.
+    Round {
+        /// Index into [`Session::cases`].
+        case: usize,
+        /// 0-based round number.
+        round: u32,
+        /// How much this round may use.
+        budget: RoundBudget,
+    },
+    /// Nothing left (or the run was stopped): take the report with [`Session::finish`].
+    Done,
+}
+
+/// What the session cannot know itself: who wrote the report, where it ran, what it requested.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// The program.
+    pub tool: Tool,
+    /// The machine or browser.
+    pub environment: Environment,
+    /// The URL requested.
+    pub target: Target,
+}
+
+/// One case's latency histogram, named by its case so it can never be matched to the wrong one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseHistogram {
+    /// The case.
+    pub key: CaseKey,
+    /// [`HISTOGRAM_BINS`] bars from the fastest request to p99.
+    pub bins: Vec<Bin>,
+}
+
+/// What a finished (or stopped) session produced.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// The result file: the cases that measured anything, in case order.
+    pub report: Report,
+    /// The latency histogram of each case of the report.
+    pub histograms: Vec<CaseHistogram>,
+    /// Whether the run was stopped before its plan was done.
+    pub stopped: bool,
+}
+
+struct CaseState {
+    key: CaseKey,
+    recorder: Recorder,
+    /// Summed over the rounds; `None` once any round's CPU time was unknown.
+    cpu: Option<CpuTime>,
+    /// Iterations recorded when the current round began.
+    round_start: u64,
+}
+
+/// A run in progress. See the module documentation for the protocol.
+pub struct Session {
+    plan: Plan,
+    clients: Vec<String>,
+    modes: Vec<Mode>,
+    timeout: Option<Duration>,
+    cases: Vec<CaseState>,
+    order: Vec<(usize, u32)>,
+    /// Next warm-up to hand out, then index into `order`.
+    next_warmup: usize,
+    next_round: usize,
+    stopped: bool,
+}
+
+impl Session {
+    /// A session of one case per (client, mode), clients outermost, in the order given. `timeout` is the
+    /// per-request deadline the front end applies, recorded in the settings (`None` where it cannot set one).
+    pub fn new(plan: Plan, clients: Vec<String>, modes: Vec<Mode>, timeout: Option<Duration>) -> Self {
+        let cases: Vec<CaseState> = clients
+            .iter()
+            .flat_map(|c| modes.iter().map(move |&mode| CaseKey { client: c.clone(), mode }))
+            .map(|key| CaseState { key, recorder: Recorder::new(), cpu: Some(CpuTime::default()), round_start: 0 })
+            .collect();
+        let order = plan.order(cases.len());
+        let plan = Plan { rounds: plan.rounds.max(1), ..plan };
+        Session { plan, clients, modes, timeout, cases, order, next_warmup: 0, next_round: 0, stopped: false }
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The cases, in case order; [`Step`]s refer to them by index.
+    pub fn cases(&self) -> Vec<&CaseKey> {
+        self.cases.iter().map(|c| &c.key).collect()
+    }
+
+    /// Measured requests the whole run will make, if it runs by count.
+    pub fn measured_requests(&self) -> Option<u64> {
+        match self.plan.budget {
+            Budget::Count(n) => Some(n.saturating_mul(self.cases.len() as u64)),
+            Budget::Duration(_) => None,
+        }
+    }
+
+    /// Warm-up requests the whole run will make.
+    pub fn warmup_requests(&self) -> u64 {
+        self.plan.warmup.saturating_mul(self.cases.len() as u64)
+    }
+
+    /// What to do next: every case's warm-up first, then the rounds in plan order, then [`Step::Done`].
+    pub fn next(&mut self) -> Step {
+        if self.stopped {
+            return Step::Done;
+        }
+        if self.next_warmup < self.cases.len() {
+            let case = self.next_warmup;
+            self.next_warmup += 1;
+            if self.plan.warmup > 0 {
+                return Step::Warmup { case, requests: self.plan.warmup };
+            }
+            return self.next();
+        }
+        let Some(&(case, round)) = self.order.get(self.next_round) else { return Step::Done };
+        self.next_round += 1;
+        self.cases[case].round_start = self.cases[case].recorder.iterations();
+        Step::Round { case, round, budget: self.plan.round_budget(round) }
+    }
+
+    /// Record one measured request of case `case` and how long it took.
+    pub fn record(&mut self, case: usize, outcome: &Outcome, latency: Duration) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.recorder.record(outcome, latency);
+        }
+    }
+
+    /// Record the connection phases of one ok request, where the client reports them (Resource Timing).
+    pub fn record_phases(&mut self, case: usize, connect: Duration, ttfb: Duration) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.recorder.record_phases(connect, ttfb);
+        }
+    }
+
+    /// Close the round of case `case` that the last [`Step::Round`] began: it took `wall`, and the client used
+    /// `cpu` (`None` where the front end cannot tell). A round that recorded no request is not counted.
+    pub fn end_round(&mut self, case: usize, wall: Duration, cpu: Option<CpuTime>) {
+        let Some(c) = self.cases.get_mut(case) else { return };
+        if c.recorder.iterations() == c.round_start {
+            return;
+        }
+        c.recorder.end_round(wall);
+        c.cpu = match (c.cpu, cpu) {
+            (Some(a), Some(r)) => Some(CpuTime { user: a.user + r.user, sys: a.sys + r.sys }),
+            _ => None,
+        };
+    }
+
+    /// Stop the run: [`Session::next`] answers [`Step::Done`] from now on. What was measured is kept.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    /// The run settings this session measures with, as the result file records them.
+    pub fn settings(&self) -> Settings {
+        let (count, duration_secs) = match self.plan.budget {
+            Budget::Count(n) => (Some(n), None),
+            Budget::Duration(d) => (None, Some(d.as_secs_f64())),
+        };
+        Settings {
+            count,
+            duration_secs,
+            rounds: self.plan.rounds,
+            interleave: self.plan.interleave,
+            warmup: self.plan.warmup,
+            modes: self.modes.clone(),
+            clients: self.clients.clone(),
+            timeout_ms: self.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+
+    /// The report: every case that measured at least one request, in case order, and their histograms.
+    pub fn finish(self, header: Header) -> Finished {
+        let settings = self.settings();
+        let stopped = self.stopped || self.next_round < self.order.len();
+        let measured: Vec<&CaseState> = self.cases.iter().filter(|c| c.recorder.iterations() > 0).collect();
+        let cases: Vec<Case> = measured.iter().map(|c| c.recorder.finish(&c.key.client, c.key.mode, c.cpu)).collect();
+        let histograms = measured
+            .iter()
+            .map(|c| CaseHistogram { key: c.key.clone(), bins: c.recorder.histogram(HISTOGRAM_BINS) })
+            .collect();
+        let report = Report {
+            schema_version: SCHEMA_VERSION,
+            tool: header.tool,
+            environment: header.environment,
+            target: header.target,
+            settings,
+            cases,
+        };
+        Finished { report, histograms, stopped }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,196 @@
+//! The session driven as a front end drives it, on a mock clock: order, budgets, stops, CPU and the report.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::clock::{Clock, MockClock};
+use crate::model::{EnvironmentKind, ErrorKind};
+
+fn header() -> Header {
+    Header {
+        tool: Tool { name: "httpbench".into(), version: "0.0.0-test".into(), build_profile: "release".into() },
+        environment: Environment {
+            kind: EnvironmentKind::Native,
+            os: "linux".into(),
+            arch: "x86_64".into(),
+            cpu: None,
+            cpus_online: Some(2),
+            user_agent: None,
+            cross_origin_isolated: None,
+            timer_resolution_ns: Some(30.0),
+            client_versions: BTreeMap::new(),
+            placement: None,
+        },
+        target: Target { url: "http://127.0.0.1:1/".into(), embedded_server: true },
+    }
+}
+
+/// A front end in miniature: each client takes a scripted time per request on the mock clock; the log
+/// records which client ran, warm-ups in lower case and measured requests in upper case.
+struct Front<'a> {
+    clock: &'a MockClock,
+    latencies_us: Vec<Vec<u64>>,
+    calls: Vec<usize>,
+    log: String,
+    /// Stop after this many measured requests in all.
+    stop_after: Option<u64>,
+    measured: u64,
+}
+
+impl<'a> Front<'a> {
+    fn new(clock: &'a MockClock, latencies_us: Vec<Vec<u64>>) -> Self {
+        let calls = vec![0; latencies_us.len()];
+        Front { clock, latencies_us, calls, log: String::new(), stop_after: None, measured: 0 }
+    }
+
+    fn request(&mut self, case: usize) -> Outcome {
+        let l = &self.latencies_us[case];
+        self.clock.advance(Duration::from_micros(l[self.calls[case] % l.len()]));
+        self.calls[case] += 1;
+        Outcome::response(200, 612)
+    }
+
+    fn drive(&mut self, session: &mut Session, cpu: Option<CpuTime>) {
+        loop {
+            match session.next() {
+                Step::Warmup { case, requests } => {
+                    for _ in 0..requests {
+                        self.request(case);
+                        self.log.push((b'a' + case as u8) as char);
+                    }
+                }
+                Step::Round { case, budget, .. } => {
+                    let start = self.clock.now();
+                    let mut done = 0;
+                    while budget.wants_more(done, self.clock.now() - start) {
+                        if self.stop_after.is_some_and(|n| self.measured >= n) {
+                            session.stop();
+                            break;
+                        }
+                        let t0 = self.clock.now();
+                        let outcome = self.request(case);
+                        session.record(case, &outcome, self.clock.now() - t0);
+                        self.log.push((b'A' + case as u8) as char);
+                        done += 1;
+                        self.measured += 1;
+                    }
+                    session.end_round(case, self.clock.now() - start, cpu);
+                }
+                Step::Done => break,
+            }
+        }
+    }
+}
+
+fn plan(budget: Budget, warmup: u64, rounds: u32, interleave: bool) -> Plan {
+    Plan { budget, warmup, rounds, interleave }
+}
+
+fn two_clients() -> Vec<String> {
+    vec!["a".into(), "b".into()]
+}
+
+#[test]
+fn budgets_split_the_count_and_the_duration() {
+    let p = plan(Budget::Count(10), 2, 3, true);
+    let per_round: Vec<RoundBudget> = (0..3).map(|r| p.round_budget(r)).collect();
+    assert_eq!(per_round, vec![RoundBudget::Requests(4), RoundBudget::Requests(3), RoundBudget::Requests(3)]);
+    let d = plan(Budget::Duration(Duration::from_secs(3)), 0, 3, true);
+    assert_eq!(d.round_budget(0), RoundBudget::Time(Duration::from_secs(1)));
+    assert!(RoundBudget::Time(Duration::from_secs(1)).wants_more(0, Duration::from_secs(5)), "at least one");
+    assert!(!RoundBudget::Time(Duration::from_secs(1)).wants_more(3, Duration::from_secs(1)));
+    assert!(!RoundBudget::Requests(3).wants_more(3, Duration::ZERO));
+}
+
+#[test]
+fn warmups_first_then_interleaved_rounds_each_request_timed() {
+    let clock = MockClock::new();
+    let mut session = Session::new(plan(Budget::Count(10), 2, 3, true), two_clients(), vec![Mode::Reuse], None);
+    let mut front = Front::new(&clock, vec![vec![100], vec![200, 300]]);
+    front.drive(&mut session, None);
+    assert_eq!(front.log, "aabbAAAABBBBAAABBBAAABBB");
+    let out = session.finish(header());
+    assert!(!out.stopped);
+    let a = &out.report.cases[0];
+    assert_eq!((a.iterations, a.rounds.len()), (10, 3));
+    assert_eq!(a.wall_secs, 0.001);
+    assert_eq!(a.rate_wall, 10_000.0);
+    assert_eq!(a.latency_ns.unwrap().mean, 100_000.0);
+    assert_eq!(out.report.cases[1].latency_ns.unwrap().max, 300_000.0);
+    assert_eq!(a.cpu_user_secs, None, "no CPU meter, no CPU figures");
+    assert_eq!(out.histograms.len(), 2);
+    assert_eq!(out.histograms[1].key, CaseKey { client: "b".into(), mode: Mode::Reuse });
+    assert_eq!(out.histograms[1].bins.iter().map(|b| b.count).sum::<u64>(), 10);
+}
+
+#[test]
+fn without_interleaving_each_case_runs_its_rounds_back_to_back() {
+    let clock = MockClock::new();
+    let mut session = Session::new(plan(Budget::Count(4), 0, 2, false), two_clients(), vec![Mode::Reuse], None);
+    let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
+    front.drive(&mut session, None);
+    assert_eq!(front.log, "AAAABBBB");
+}
+
+#[test]
+fn a_duration_runs_until_each_rounds_share_is_spent() {
+    let clock = MockClock::new();
+    let budget = Budget::Duration(Duration::from_millis(3));
+    let mut session = Session::new(plan(budget, 0, 3, true), vec!["a".into()], vec![Mode::Fresh], None);
+    let mut front = Front::new(&clock, vec![vec![250]]);
+    front.drive(&mut session, Some(CpuTime { user: Duration::from_millis(1), sys: Duration::ZERO }));
+    let out = session.finish(header());
+    // 1 ms per round at 250 µs per request: 4 requests a round.
+    assert_eq!(out.report.cases[0].iterations, 12);
+    assert_eq!(out.report.cases[0].cpu_user_secs, Some(0.003), "CPU summed over the rounds");
+    assert_eq!(out.report.settings.count, None);
+    assert_eq!(out.report.settings.duration_secs, Some(0.003));
+}
+
+#[test]
+fn a_stop_keeps_what_was_measured_and_leaves_out_cases_never_started() {
+    let clock = MockClock::new();
+    let mut session = Session::new(plan(Budget::Count(100), 0, 1, false), two_clients(), vec![Mode::Reuse], None);
+    let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
+    front.stop_after = Some(5);
+    front.drive(&mut session, None);
+    assert_eq!(session.next(), Step::Done, "a stopped session stays done");
+    let out = session.finish(header());
+    assert!(out.stopped);
+    assert_eq!(out.report.cases.len(), 1, "the case that never started is left out");
+    assert_eq!((out.report.cases[0].iterations, out.report.cases[0].rounds.len()), (5, 1));
+}
+
+#[test]
+fn one_unknown_cpu_round_makes_the_case_cpu_unknown_and_empty_rounds_do_not_count() {
+    let mut session = Session::new(plan(Budget::Count(2), 0, 2, true), vec!["a".into()], vec![Mode::Reuse], None);
+    let cpu = Some(CpuTime::default());
+    let Step::Round { case, .. } = session.next() else { panic!("a round") };
+    session.record(case, &Outcome::failed(ErrorKind::Connect, None), Duration::from_micros(1));
+    session.end_round(case, Duration::from_millis(1), cpu);
+    let Step::Round { case, .. } = session.next() else { panic!("a round") };
+    session.end_round(case, Duration::from_millis(1), None);
+    let out = session.finish(header());
+    let c = &out.report.cases[0];
+    assert_eq!(c.rounds.len(), 1, "the empty round is not a round");
+    assert_eq!(c.cpu_user_secs, Some(0.0), "the empty round's unknown CPU does not count either");
+    assert_eq!(c.errors[&ErrorKind::Connect], 1);
+}
+
+#[test]
+fn the_settings_come_from_the_plan_and_the_cases() {
+    let session = Session::new(
+        plan(Budget::Count(7), 3, 2, true),
+        two_clients(),
+        vec![Mode::Fresh, Mode::Reuse],
+        Some(Duration::from_secs(10)),
+    );
+    let labels: Vec<String> = session.cases().iter().map(|k| k.label()).collect();
+    assert_eq!(labels, ["a/fresh", "a/reuse", "b/fresh", "b/reuse"]);
+    assert_eq!((session.measured_requests(), session.warmup_requests()), (Some(28), 12));
+    let s = session.settings();
+    assert_eq!((s.count, s.duration_secs, s.rounds, s.warmup, s.interleave), (Some(7), None, 2, 3, true));
+    assert_eq!(s.clients, ["a", "b"]);
+    assert_eq!(s.modes, [Mode::Fresh, Mode::Reuse]);
+    assert_eq!(s.timeout_ms, Some(10_000));
+}
