@@ -1,9 +1,17 @@
-//! Raw command-line arguments as clap parses them. Nothing here is checked beyond syntax: `options` turns
-//! them into checked options before any work starts.
+//! Command-line arguments as clap parses them: single values are typed here (URL, durations, modes, formats,
+//! placement: `--help` lists the accepted values and a bad one is named before any work); `options` checks
+//! what needs more than one value (lists, ranges, combinations) and turns them into checked options.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use httpbench_shared::model::Pin;
+use httpbench_shared::protocol::{ClientInfo, Modes, CLIENTS};
+use httpbench_shared::{EnvironmentKind, Format};
+use url::Url;
+
+use crate::usage;
 
 /// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
 /// like Perl's Benchmark (timethese + cmpthese) plus a latency table.
@@ -37,13 +45,15 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
-    pub url: Option<String>,
+    #[arg(value_parser = usage::parse_url)]
+    pub url: Option<Url>,
     /// Measured requests per case [default: 2000].
     #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration")]
     pub count: Option<u64>,
-    /// Measure each case for this long instead of a count (e.g. 3, 3s, 500ms), like Perl's negative count.
-    #[arg(long, value_name = "TIME")]
-    pub duration: Option<String>,
+    /// Measure each case for this long instead of a count (e.g. 3, 3s, 500ms, 1m 30s), like Perl's negative
+    /// count.
+    #[arg(long, value_name = "TIME", value_parser = usage::parse_duration)]
+    pub duration: Option<Duration>,
     /// Rounds per case; the count or duration is split between them and their spread gives the confidence
     /// interval.
     #[arg(long, default_value_t = 5, value_name = "R")]
@@ -51,21 +61,20 @@ pub struct RunArgs {
     /// Run each case's rounds back to back instead of round-robin across cases.
     #[arg(long)]
     pub no_interleave: bool,
-    /// Comma-separated clients: curl, ureq, reqwest, reqwest-async, raw (or `all`).
-    #[arg(long, default_value = "curl,ureq,reqwest", value_name = "LIST")]
-    pub clients: String,
+    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Native))]
+    pub clients: Option<String>,
     /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
-    #[arg(long, default_value = "both", value_name = "fresh|reuse|both")]
-    pub mode: String,
+    #[arg(long, value_enum, default_value_t = Modes::Both)]
+    pub mode: Modes,
     /// Requests before measuring each case, excluded from every figure.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub warmup: u64,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
-    pub timeout: f64,
-    /// Output format on stdout: text, json, markdown, csv.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: String,
+    #[arg(long, default_value = "10", value_name = "SECS", value_parser = usage::parse_timeout)]
+    pub timeout: Duration,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Also write the result file (JSON) here.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
@@ -78,11 +87,10 @@ pub struct RunArgs {
     /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
     #[arg(long)]
     pub perl: bool,
-    /// CPU placement (Linux): same = client and embedded server on one CPU, split = on two different CPUs,
-    /// none = left to the OS, auto = split when two CPUs are free, else same. Placement alone can change
-    /// loopback rates several-fold; it is recorded in the report.
-    #[arg(long, default_value = "auto", value_name = "auto|same|split|none")]
-    pub pin: String,
+    /// CPU placement (Linux) of the client and the embedded server. Placement alone can change loopback rates
+    /// several-fold; it is recorded in the report.
+    #[arg(long, value_enum, default_value_t = PinArg::Auto)]
+    pub pin: PinArg,
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
@@ -93,12 +101,50 @@ pub struct RunArgs {
     /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
     #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
     pub chromium: Option<PathBuf>,
-    /// Browser clients for --browser: fetch, gloo-net, xhr, js-fetch (reqwest when the page is built with it).
-    #[arg(long, value_name = "LIST", default_value = crate::browser::DEFAULT_CLIENTS)]
-    pub browser_clients: String,
+    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
+    pub browser_clients: Option<String>,
     /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
     #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
     pub page_dir: Option<PathBuf>,
+}
+
+/// `--pin`: a placement, or `auto` to choose one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PinArg {
+    /// split when two CPUs are free, else same.
+    Auto,
+    /// Client and embedded server on one CPU.
+    Same,
+    /// Client and embedded server on two different CPUs.
+    Split,
+    /// Left to the OS.
+    None,
+}
+
+impl PinArg {
+    /// The placement asked for; `None` is auto.
+    pub fn pin(self) -> Option<Pin> {
+        match self {
+            PinArg::Auto => None,
+            PinArg::Same => Some(Pin::Same),
+            PinArg::Split => Some(Pin::Split),
+            PinArg::None => Some(Pin::None),
+        }
+    }
+}
+
+/// The help of a client-list flag, from the catalog: every name, and the default selection.
+fn client_help(environment: EnvironmentKind) -> String {
+    let clients: Vec<&ClientInfo> = CLIENTS.iter().filter(|c| c.environment == environment).collect();
+    let names: Vec<String> = clients
+        .iter()
+        .map(|c| match c.feature {
+            Some(f) => format!("{} (page built with --features {f})", c.name),
+            None => c.name.to_string(),
+        })
+        .collect();
+    let defaults: Vec<&str> = clients.iter().filter(|c| c.default).map(|c| c.name).collect();
+    format!("Comma-separated clients: {}, or all [default: {}]", names.join(", "), defaults.join(","))
 }
 
 /// Options of `httpbench serve`.
@@ -136,9 +182,9 @@ pub struct CompareArgs {
     /// Result files written by `--export-json` or by the page.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Output format: text, json, markdown, csv.
-    #[arg(long, default_value = "text", value_name = "FORMAT")]
-    pub format: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     /// Rate by CPU time, as Perl's Benchmark does.
     #[arg(long)]
     pub perl: bool,

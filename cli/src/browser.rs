@@ -1,36 +1,34 @@
 //! `httpbench run --browser`: the browser half of a browser-vs-native run. The embedded server serves the
 //! page and the target; a real headless Chromium (Debian's, or `--chromium PATH`) opens the page with the
-//! run's settings in its query string; the page runs the browser clients on the shared schedule and posts its
-//! result file back to the server, which saves it in a folder this module watches.
+//! run's plan in its query string (the shared [`PageQuery`]); the page runs the browser clients through the
+//! shared session and posts its result file back to the server, which saves it and says so on its stdout.
+//! This module knows no CLI type: it takes a plan, names and paths, and answers with a `Report`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::{Modes, PageQuery};
+use httpbench_shared::session::{Budget, Plan};
 use httpbench_shared::{EnvironmentKind, Mode, Report};
 use url::Url;
 
-use crate::options::Usage;
-
-/// The browser clients a browser run uses unless told otherwise (reqwest is not in the default page build).
-pub const DEFAULT_CLIENTS: &str = "fetch,gloo-net,xhr,js-fetch";
+use crate::child::KillOnDrop;
 
 /// Names tried on PATH, in order.
 const CANDIDATES: [&str; 4] = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
 
-/// Chromium as given, or found on PATH; a clear error when there is none.
-pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, Usage> {
+/// Chromium as given, or found on PATH; an error that says what to do when there is none.
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
     if let Some(p) = explicit {
         return if p.is_file() {
             Ok(p.to_path_buf())
         } else {
-            Err(Usage(format!(
-                "--chromium {}: no such file; give the path of a Chromium or Chrome binary",
-                p.display()
-            )))
+            Err(format!("--chromium {}: no such file; give the path of a Chromium or Chrome binary", p.display()))
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -38,11 +36,9 @@ pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, Usage> {
         .flat_map(|dir| CANDIDATES.iter().map(move |name| dir.join(name)))
         .find(|p| p.is_file())
         .ok_or_else(|| {
-            Usage(
-                "--browser needs Chromium, and none is on PATH: install it (Debian: apt-get install chromium, or \
-                 scripts/setup-web.sh) or pass --chromium PATH"
-                    .into(),
-            )
+            "--browser needs Chromium, and none is on PATH: install it (scripts/setup-web.sh, or Debian's \
+             apt-get install chromium) or pass --chromium PATH"
+                .into()
         })
 }
 
@@ -52,14 +48,10 @@ pub struct PageRun<'a> {
     pub server: &'a Url,
     /// The URL the browser clients GET.
     pub target: &'a Url,
-    /// Measured requests per case.
-    pub count: u64,
-    /// Warm-up requests per case.
-    pub warmup: u64,
-    /// Rounds per case.
-    pub rounds: u32,
-    /// Browser client names, comma-separated.
-    pub clients: &'a str,
+    /// The plan the native cases ran (the page always interleaves).
+    pub plan: &'a Plan,
+    /// Browser client names.
+    pub clients: &'a [&'a str],
     /// Modes.
     pub modes: &'a [Mode],
 }
@@ -67,83 +59,80 @@ pub struct PageRun<'a> {
 impl PageRun<'_> {
     /// The page's URL with the run in its query string and `autorun=1`.
     pub fn url(&self) -> String {
-        let mode = match self.modes {
-            [Mode::Fresh] => "fresh",
-            [Mode::Reuse] => "reuse",
-            _ => "both",
+        let (count, duration) = match self.plan.budget {
+            Budget::Count(n) => (Some(n.to_string()), None),
+            // Bare seconds: the shared duration parser reads them exactly.
+            Budget::Duration(d) => (None, Some(d.as_secs_f64().to_string())),
         };
-        let mut page = self.server.join("app/").map(|u| u.to_string()).unwrap_or_default();
-        page.push_str(&format!(
-            "?target={}&n={}&warmup={}&rounds={}&clients={}&mode={mode}&autorun=1",
-            encode(self.target.as_str()),
-            self.count,
-            self.warmup,
-            self.rounds,
-            encode(self.clients)
-        ));
-        page
+        let query = PageQuery {
+            target: Some(self.target.to_string()),
+            count,
+            duration,
+            warmup: Some(self.plan.warmup.to_string()),
+            rounds: Some(self.plan.rounds.to_string()),
+            clients: Some(self.clients.join(",")),
+            mode: Some(Modes::of(self.modes).to_string()),
+            autorun: true,
+            imports: Vec::new(),
+        };
+        let page = self.server.join("app/").map(|u| u.to_string()).unwrap_or_default();
+        format!("{page}?{}", query.to_query())
     }
 
-    /// A generous bound on how long the page may take: requests at 20 ms each, plus two minutes of start-up.
+    /// A generous bound on how long the page may take: two minutes of start-up, then 20 ms per request by
+    /// count, or the duration with 20 ms per round on top.
     pub fn timeout(&self) -> Duration {
-        let cases = self.clients.split(',').count() as u64 * self.modes.len() as u64;
-        let requests = (self.count + self.warmup) * cases;
-        Duration::from_secs(120) + Duration::from_millis(20) * u32::try_from(requests).unwrap_or(u32::MAX)
+        let cases = (self.clients.len() * self.modes.len()) as u32;
+        let per_request = Duration::from_millis(20);
+        let warmup = per_request * u32::try_from(self.plan.warmup).unwrap_or(u32::MAX);
+        let measured = match self.plan.budget {
+            Budget::Count(n) => per_request * u32::try_from(n).unwrap_or(u32::MAX),
+            Budget::Duration(d) => d + per_request * self.plan.rounds,
+        };
+        Duration::from_secs(120) + (warmup + measured) * cases
     }
 }
 
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b',' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-/// Open `page_url` in headless Chromium and wait until a result file lands in `results`; the browser report.
+/// Open `page_url` in headless Chromium and wait until the server says it saved a result (a path on
+/// `saved`); the browser report from that file, read once. Bounded by `timeout`, Chromium's exit and `stop`.
 pub fn run(
     chromium: &Path,
     page_url: &str,
-    results: &Path,
+    saved: &Receiver<PathBuf>,
     timeout: Duration,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
     let profile = tempfile::tempdir().context("cannot create a Chromium profile folder")?;
     let log_path = profile.path().join("chromium.log");
-    let mut browser = Browser(start(chromium, page_url, profile.path(), &log_path)?);
+    let mut browser = start(chromium, page_url, profile.path(), &log_path)?;
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(file) = first_result(results)? {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let reports =
-                parse_reports(&text).with_context(|| format!("the page posted a bad file {}", file.display()))?;
-            return reports
-                .into_iter()
-                .find(|r| r.environment.kind == EnvironmentKind::Browser)
-                .context("the page posted a result file without browser cases");
+        // The wake-up only bounds how soon a Ctrl-C or Chromium's exit is noticed; the result itself arrives
+        // as a message.
+        match saved.recv_timeout(Duration::from_millis(250)) {
+            Ok(file) => return browser_report(&file),
+            Err(RecvTimeoutError::Disconnected) => bail!("the embedded server exited before the page finished"),
+            Err(RecvTimeoutError::Timeout) => {}
         }
         if stop.load(Ordering::Relaxed) {
             bail!("interrupted before the browser cases finished");
         }
-        if let Some(status) = browser.0.try_wait()? {
+        if let Some(status) = browser.try_wait()? {
             bail!("Chromium exited ({status}) before the page finished; its log:\n{}", tail(&log_path));
         }
         if Instant::now() > deadline {
             bail!("the page did not finish within {} s; Chromium's log:\n{}", timeout.as_secs(), tail(&log_path));
         }
-        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
-/// Kills the browser however the wait ends.
-struct Browser(Child);
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+fn browser_report(file: &Path) -> anyhow::Result<Report> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let reports = parse_reports(&text).with_context(|| format!("the page posted a bad file {}", file.display()))?;
+    reports
+        .into_iter()
+        .find(|r| r.environment.kind == EnvironmentKind::Browser)
+        .context("the page posted a result file without browser cases")
 }
 
 /// Headless Chromium as httpbench runs it (the page's end-to-end test too). Root needs --no-sandbox; the
@@ -161,27 +150,17 @@ pub const CHROMIUM_FLAGS: [&str; 9] = [
     "--disable-dev-shm-usage",
 ];
 
-fn start(chromium: &Path, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Child> {
+fn start(chromium: &Path, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
     let log_file = std::fs::File::create(log).context("cannot create Chromium's log file")?;
-    Command::new(chromium)
-        .args(CHROMIUM_FLAGS)
+    let mut cmd = Command::new(chromium);
+    cmd.args(CHROMIUM_FLAGS)
         .args(["--disable-extensions", "--window-size=1280,2000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .stdin(Stdio::null())
         .stdout(log_file.try_clone()?)
-        .stderr(log_file)
-        .spawn()
-        .with_context(|| format!("cannot start {}", chromium.display()))
-}
-
-/// The first complete result file in `dir` (temporary files start with a dot).
-fn first_result(dir: &Path) -> anyhow::Result<Option<PathBuf>> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(None) };
-    Ok(entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
-        p.extension().is_some_and(|e| e == "json")
-            && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'))
-    }))
+        .stderr(log_file);
+    KillOnDrop::spawn(&mut cmd).with_context(|| format!("cannot start {}", chromium.display()))
 }
 
 fn tail(log: &Path) -> String {
@@ -206,29 +185,40 @@ mod tests {
     }
 
     #[test]
-    fn the_page_url_carries_the_settings() {
+    fn the_page_url_carries_the_plan_in_the_shared_query() {
         let server = Url::parse("http://127.0.0.1:4000/").unwrap();
         let target = Url::parse("http://127.0.0.1:4000/bytes/10?x=1").unwrap();
+        let plan = Plan { budget: Budget::Count(200), warmup: 5, rounds: 3, interleave: true };
+        let clients = ["fetch", "xhr"];
         let run = PageRun {
             server: &server,
             target: &target,
-            count: 200,
-            warmup: 5,
-            rounds: 3,
-            clients: "fetch,xhr",
+            plan: &plan,
+            clients: &clients,
             modes: &[Mode::Fresh, Mode::Reuse],
         };
+        let url = run.url();
+        let (page, query) = url.split_once('?').unwrap();
+        assert_eq!(page, "http://127.0.0.1:4000/app/");
+        let q = PageQuery::parse(query);
+        assert_eq!(q.target.as_deref(), Some(target.as_str()));
+        assert_eq!((q.count.as_deref(), q.duration, q.warmup.as_deref()), (Some("200"), None, Some("5")));
         assert_eq!(
-            run.url(),
-            "http://127.0.0.1:4000/app/?target=http%3A%2F%2F127.0.0.1%3A4000%2Fbytes%2F10%3Fx%3D1&n=200&warmup=5&rounds=3\
-             &clients=fetch,xhr&mode=both&autorun=1"
+            (q.rounds.as_deref(), q.clients.as_deref(), q.mode.as_deref()),
+            (Some("3"), Some("fetch,xhr"), Some("both"))
         );
+        assert!(q.autorun);
         assert!(run.timeout() > Duration::from_secs(120));
+        let plan = Plan { budget: Budget::Duration(Duration::from_millis(2500)), ..plan };
+        let run = PageRun { plan: &plan, modes: &[Mode::Reuse], ..run };
+        let q = PageQuery::parse(run.url().split_once('?').unwrap().1);
+        assert_eq!((q.count, q.duration.as_deref(), q.mode.as_deref()), (None, Some("2.5"), Some("reuse")));
+        assert!(run.timeout() >= Duration::from_secs(120) + Duration::from_millis(2500) * 2);
     }
 
     #[test]
     fn a_missing_chromium_is_a_clear_error() {
         let e = find_chromium(Some(Path::new("/nonexistent/chromium"))).unwrap_err();
-        assert!(e.0.contains("/nonexistent/chromium"), "{e}");
+        assert!(e.contains("/nonexistent/chromium"), "{e}");
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod browser;
+pub mod child;
 pub mod clients;
 pub mod compare;
 pub mod cpu;
@@ -17,6 +18,7 @@ pub mod placement;
 pub mod progress;
 pub mod runner;
 pub mod server;
+pub mod usage;
 
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -25,12 +27,13 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
-use httpbench_shared::model::SCHEMA_VERSION;
-use httpbench_shared::{render, RenderOptions, Report, Settings, Source, Target};
+use httpbench_shared::session::{Finished, Header, Session};
+use httpbench_shared::{render, RenderOptions, Report, Source, Target};
 
 use crate::args::{Cli, Command};
-use crate::options::{CompareOptions, RunOptions, Usage};
+use crate::options::{CompareOptions, RunOptions};
 use crate::server::child::ChildServer;
+use crate::usage::Usage;
 
 /// Run the program with the process's arguments.
 pub fn main() -> ExitCode {
@@ -118,36 +121,22 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         (None, None) => unreachable!("a server is started when no URL is given"),
     };
     let stop = stop_flag();
-    let cases = measure(options, &url, &stop);
-    let browser = match (&options.browser, &server) {
-        (Some(b), Some(s)) if !stop.load(std::sync::atomic::Ordering::Relaxed) => {
-            Some(run_browser(options, b, &s.url, &url, results.path(), &stop))
-        }
-        _ => None,
-    };
-    drop(server);
-    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
-    if interrupted {
-        eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", cases.len());
-    }
-    let report = Report {
-        schema_version: SCHEMA_VERSION,
+    let header = Header {
         tool: environment::tool(),
         environment: environment::detect(&options.clients, Some(placement)),
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
-        settings: Settings {
-            count: options.count,
-            duration_secs: options.duration.map(|d| d.as_secs_f64()),
-            rounds: options.rounds,
-            interleave: options.interleave,
-            warmup: options.warmup,
-            modes: options.modes.clone(),
-            clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
-            timeout_ms: Some(options.timeout.as_millis() as u64),
-        },
-        cases,
     };
-    let mut reports = vec![report];
+    let native = measure(options, &url, &stop, header);
+    let browser = match (&options.browser, &server) {
+        (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, &stop)),
+        _ => None,
+    };
+    drop(server);
+    let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
+    if interrupted {
+        eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
+    }
+    let mut reports = vec![native.report];
     let mut browser_failed = false;
     match browser {
         Some(Ok(b)) => reports.push(b),
@@ -167,28 +156,25 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The browser half of `run --browser`: the page in headless Chromium, on our server, same settings.
+/// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan.
 fn run_browser(
     options: &RunOptions,
     b: &options::BrowserOptions,
-    server: &url::Url,
+    server: &ChildServer,
     target: &url::Url,
-    results: &std::path::Path,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
     let page = browser::PageRun {
-        server,
+        server: &server.url,
         target,
-        count: options.count.unwrap_or(options::DEFAULT_COUNT),
-        warmup: options.warmup,
-        rounds: options.rounds,
+        plan: &options.plan,
         clients: &b.clients,
         modes: &options.modes,
     };
     if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
     }
-    browser::run(&b.chromium, &page.url(), results, page.timeout(), stop)
+    browser::run(&b.chromium, &page.url(), server.saved_results(), page.timeout(), stop)
 }
 
 /// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second
@@ -202,34 +188,27 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// Build a driver per (client, mode) and run them all.
-fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool) -> Vec<httpbench_shared::Case> {
-    let mut cases = Vec::new();
+/// A session of every (client, mode) case, a driver for each, run to the end (or to a Ctrl-C).
+fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, header: Header) -> Finished {
+    let names = options.clients.iter().map(|c| c.name().to_string()).collect();
+    let mut session = Session::new(options.plan, names, options.modes.clone(), Some(options.timeout));
+    let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     for &client in &options.clients {
         for &mode in &options.modes {
             let config = clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout };
-            let driver = client.driver(&config).unwrap_or_else(|e| {
+            drivers.push(client.driver(&config).unwrap_or_else(|e| {
                 eprintln!("httpbench: {client}/{mode}: cannot set up the client: {e:#}");
                 Box::new(clients::Broken)
-            });
-            cases.push(runner::CaseRun::new(client.name(), mode, driver));
+            }));
         }
     }
-    let plan = runner::Plan {
-        count: options.count,
-        duration: options.duration,
-        warmup: options.warmup,
-        rounds: options.rounds,
-        interleave: options.interleave,
-    };
-    let total = options.count.map(|n| n * cases.len() as u64);
-    let progress = progress::Progress::new(total, options.progress);
+    let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let clock = SystemClock::new();
     let cpu = cpu::process_cpu;
     let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop };
-    let done = runner::run(&plan, cases, &instruments, &progress);
+    runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();
-    done
+    session.finish(header)
 }
 
 /// Print the report (native, then browser if any), write the exports, and choose the exit code.

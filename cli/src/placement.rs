@@ -4,7 +4,6 @@
 //! read back and recorded, never left implicit.
 
 use std::fmt;
-use std::str::FromStr;
 
 use httpbench_shared::model::{Pin, Placement};
 
@@ -27,14 +26,6 @@ impl fmt::Display for PlacementError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
-}
-
-/// Parse `--pin`; `auto` (`None`) lets [`plan`] choose.
-pub fn parse_pin(s: &str) -> Result<Option<Pin>, String> {
-    if s == "auto" {
-        return Ok(None);
-    }
-    Pin::from_str(s).map(Some).map_err(|_| format!("--pin '{s}' is not a placement: give auto, same, split or none"))
 }
 
 /// Choose CPUs for `pin` among the CPUs this process may use. `None` (auto) means `split` where two CPUs are
@@ -196,11 +187,9 @@ mod tests {
         assert_eq!(plan(Some(Pin::None)).unwrap().client_cpu, None);
         let auto = plan(None).unwrap();
         assert_eq!(auto.pin, if allowed.len() >= 2 { Pin::Split } else { Pin::Same });
-        assert_eq!(parse_pin("auto").unwrap(), None);
         match plan(Some(Pin::Split)) {
             Ok(p) => assert_ne!(p.client_cpu, p.server_cpu),
             Err(e) => assert!(allowed.len() < 2 && e.0.contains("--pin split"), "{e}"),
         }
-        assert!(parse_pin("diagonal").unwrap_err().contains("'diagonal'"));
     }
 }

@@ -1,12 +1,13 @@
-//! Runs the cases on the shared schedule: warm-up, then each case in rounds, round-robin across cases when
-//! interleaving. The runner only reads the clock around each request; the clock and the CPU meter are passed
-//! in, so a test can drive it with a mock clock.
+//! Drives the shared run session (`httpbench_shared::session`) with the native clients: the session says what
+//! to run next, the runner makes the requests, reads the clock around each one and the CPU meter around each
+//! round, and hands both back. The clock, the CPU meter and the stop flag are passed in, so a test can drive
+//! it with a mock clock.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use httpbench_shared::clock::Clock;
-pub use httpbench_shared::schedule::{Budget, Plan};
-use httpbench_shared::{Case, CpuTime, Mode, Recorder};
+use httpbench_shared::session::{RoundBudget, Session, Step};
+use httpbench_shared::CpuTime;
 
 use crate::clients::Driver;
 use crate::progress::Progress;
@@ -21,79 +22,58 @@ pub struct Instruments<'a> {
     pub stop: &'a AtomicBool,
 }
 
-/// One case being measured.
-pub struct CaseRun<'a> {
-    client: String,
-    mode: Mode,
-    driver: Box<dyn Driver + 'a>,
-    recorder: Recorder,
-    cpu: Option<CpuTime>,
-}
-
-impl<'a> CaseRun<'a> {
-    /// A case for `client` in `mode`, driven by `driver`.
-    pub fn new(client: &str, mode: Mode, driver: Box<dyn Driver + 'a>) -> Self {
-        CaseRun { client: client.to_string(), mode, driver, recorder: Recorder::new(), cpu: Some(CpuTime::default()) }
-    }
-
-    /// Label for progress and messages.
-    pub fn label(&self) -> String {
-        format!("{}/{}", self.client, self.mode)
-    }
-}
-
-/// Warm up every case, run all rounds, and return the finished cases in the order given. Cases that did not
-/// start before a stop are left out; a case interrupted mid-round keeps what it measured.
-pub fn run(plan: &Plan, mut cases: Vec<CaseRun<'_>>, inst: &Instruments<'_>, progress: &Progress) -> Vec<Case> {
-    for case in &mut cases {
-        progress.stage(&format!("warm-up {}", case.label()));
-        for _ in 0..plan.warmup {
-            if inst.stop.load(Ordering::Relaxed) {
-                break;
-            }
-            case.driver.request();
-        }
-    }
-    for (index, round) in plan.order(cases.len()) {
+/// Run `session` to its end with `drivers[i]` for its case `i`: every step it hands out, until it is done or
+/// the stop flag is set (then the session is stopped and keeps what was measured).
+pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>, progress: &Progress) {
+    let labels: Vec<String> = session.cases().iter().map(|k| k.label()).collect();
+    loop {
         if inst.stop.load(Ordering::Relaxed) {
-            break;
+            session.stop();
         }
-        let case = &mut cases[index];
-        progress.stage(&case.label());
-        run_round(case, plan.budget(round), inst, progress);
+        match session.next() {
+            Step::Warmup { case, requests } => {
+                progress.stage(&format!("warm-up {}", labels[case]));
+                for _ in 0..requests {
+                    if inst.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    drivers[case].request();
+                }
+            }
+            Step::Round { case, budget, .. } => {
+                progress.stage(&labels[case]);
+                run_round(session, case, drivers[case].as_mut(), budget, inst, progress);
+            }
+            Step::Done => break,
+        }
     }
-    cases
-        .into_iter()
-        .filter(|c| c.recorder.iterations() > 0)
-        .map(|c| c.recorder.finish(&c.client, c.mode, c.cpu))
-        .collect()
 }
 
-fn run_round(case: &mut CaseRun<'_>, budget: Budget, inst: &Instruments<'_>, progress: &Progress) {
+fn run_round(
+    session: &mut Session,
+    case: usize,
+    driver: &mut dyn Driver,
+    budget: RoundBudget,
+    inst: &Instruments<'_>,
+    progress: &Progress,
+) {
     let cpu_start = (inst.cpu)();
     let start = inst.clock.now();
     let mut done = 0u64;
-    loop {
-        if !budget.wants_more(done, inst.clock.now() - start) || inst.stop.load(Ordering::Relaxed) {
-            break;
-        }
+    while budget.wants_more(done, inst.clock.now() - start) && !inst.stop.load(Ordering::Relaxed) {
         let t0 = inst.clock.now();
-        let outcome = case.driver.request();
+        let outcome = driver.request();
         let t1 = inst.clock.now();
-        case.recorder.record(&outcome, t1 - t0);
+        session.record(case, &outcome, t1 - t0);
         done += 1;
         progress.advance(1);
     }
     let wall = inst.clock.now() - start;
-    if done > 0 {
-        case.recorder.end_round(wall);
-    }
-    case.cpu = match (case.cpu, cpu_start, (inst.cpu)()) {
-        (Some(acc), Some(s), Some(e)) => {
-            Some(CpuTime { user: acc.user + e.user.saturating_sub(s.user), sys: acc.sys + e.sys.saturating_sub(s.sys) })
-        }
+    let cpu = match (cpu_start, (inst.cpu)()) {
+        (Some(s), Some(e)) => Some(CpuTime { user: e.user.saturating_sub(s.user), sys: e.sys.saturating_sub(s.sys) }),
         _ => None,
     };
+    session.end_round(case, wall, cpu);
 }
 
 #[cfg(test)]
@@ -102,7 +82,8 @@ mod tests {
     use std::time::Duration;
 
     use httpbench_shared::clock::MockClock;
-    use httpbench_shared::Outcome;
+    use httpbench_shared::session::{Budget, Finished, Header, Plan};
+    use httpbench_shared::{Mode, Outcome};
 
     use super::*;
 
@@ -125,46 +106,42 @@ mod tests {
         }
     }
 
-    fn plan(interleave: bool) -> Plan {
-        Plan { count: Some(10), duration: None, warmup: 2, rounds: 3, interleave }
+    fn header() -> Header {
+        let mut environment = crate::environment::detect(&[], None);
+        (environment.os, environment.arch, environment.cpu) = ("linux".into(), "x86_64".into(), None);
+        (environment.cpus_online, environment.timer_resolution_ns) = (Some(2), Some(30.0));
+        let mut tool = crate::environment::tool();
+        (tool.version, tool.build_profile) = ("0.0.0-test".into(), "release".into());
+        Header {
+            tool,
+            environment,
+            target: httpbench_shared::Target { url: "http://127.0.0.1:1/".into(), embedded_server: false },
+        }
+    }
+
+    fn drive(plan: Plan, clients: &[&str], drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>) -> Finished {
+        let names = clients.iter().map(|c| c.to_string()).collect();
+        let mut session = Session::new(plan, names, vec![Mode::Reuse], Some(Duration::from_secs(10)));
+        run(&mut session, drivers, inst, &Progress::hidden());
+        session.finish(header())
     }
 
     #[test]
-    fn interleaved_rounds_alternate_cases_and_time_each_request() {
+    fn each_request_is_timed_and_each_round_metered() {
         let clock = MockClock::new();
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
-        let cpu = || None;
+        let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
         let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
-        let cases = vec![CaseRun::new("a", Mode::Reuse, Box::new(a)), CaseRun::new("b", Mode::Reuse, Box::new(b))];
-        let out = run(&plan(true), cases, &inst, &Progress::hidden());
-        let order: String = log.borrow().concat();
-        // Warm-up of each, then rounds of 4, 3, 3 requests alternating.
-        assert_eq!(order, "aabbaaaabbbbaaabbbaaabbb");
-        assert_eq!(out[0].iterations, 10);
-        assert_eq!(out[0].rounds.len(), 3);
-        assert_eq!(out[0].wall_secs, 0.001);
-        assert_eq!(out[0].rate_wall, 10_000.0);
-        assert_eq!(out[0].latency_ns.unwrap().mean, 100_000.0);
-        assert_eq!(out[1].latency_ns.unwrap().max, 300_000.0);
-        assert_eq!(out[0].cpu_user_secs, None);
-    }
-
-    #[test]
-    fn a_duration_runs_until_each_rounds_share_is_spent() {
-        let clock = MockClock::new();
-        let log = RefCell::new(Vec::new());
-        let stop = AtomicBool::new(false);
-        let cpu = || Some(CpuTime::default());
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
-        let a = Scripted { name: "a", clock: &clock, latencies_us: vec![250], calls: 0, log: &log };
-        let p = Plan { count: None, duration: Some(Duration::from_millis(3)), warmup: 0, rounds: 3, interleave: true };
-        let out = run(&p, vec![CaseRun::new("a", Mode::Fresh, Box::new(a))], &inst, &Progress::hidden());
-        // 1 ms per round at 250 µs per request: 4 requests a round.
-        assert_eq!(out[0].iterations, 12);
-        assert_eq!(out[0].cpu_user_secs, Some(0.0));
+        let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
+        let out = drive(plan, &["a", "b"], &mut [Box::new(a), Box::new(b)], &inst);
+        assert_eq!(log.borrow().concat(), "aabbaaaabbbbaaabbbaaabbb");
+        let a = &out.report.cases[0];
+        assert_eq!((a.iterations, a.wall_secs, a.rate_wall), (10, 0.001, 10_000.0));
+        assert_eq!(a.cpu_user_secs, Some(0.0005), "half of each round's wall time, warm-ups not billed");
+        assert_eq!(out.report.cases[1].latency_ns.unwrap().max, 300_000.0);
     }
 
     #[test]
@@ -183,70 +160,30 @@ mod tests {
         let stop = AtomicBool::new(false);
         let cpu = || None;
         let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
-        let cases = vec![
-            CaseRun::new("a", Mode::Reuse, Box::new(StopAfter(5, &stop))),
-            CaseRun::new("b", Mode::Reuse, Box::new(StopAfter(100, &stop))),
-        ];
-        let p = Plan { count: Some(100), duration: None, warmup: 0, rounds: 1, interleave: false };
-        let out = run(&p, cases, &inst, &Progress::hidden());
-        assert_eq!(out.len(), 1, "the case that never started is left out");
-        assert_eq!(out[0].iterations, 5);
-        assert_eq!(out[0].rounds.len(), 1);
+        let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
+        let out =
+            drive(plan, &["a", "b"], &mut [Box::new(StopAfter(5, &stop)), Box::new(StopAfter(100, &stop))], &inst);
+        assert!(out.stopped);
+        assert_eq!(out.report.cases.len(), 1, "the case that never started is left out");
+        assert_eq!((out.report.cases[0].iterations, out.report.cases[0].rounds.len()), (5, 1));
     }
 
     /// The whole path from drivers to the text report, on a mock clock and a scripted CPU meter: exact output.
     #[test]
     fn deterministic_report_from_a_mock_clock() {
-        use std::cell::Cell;
-        use std::collections::BTreeMap;
-
-        use httpbench_shared::model::{Environment, EnvironmentKind, Report, Settings, Target, Tool};
         use httpbench_shared::{render, Format, RenderOptions, Source};
 
         let clock = MockClock::new();
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
-        let cpu_used = Cell::new(Duration::ZERO);
-        let cpu = || {
-            // The client burns 60% of the wall time in user mode and 20% in the kernel.
-            let t = clock.now();
-            cpu_used.set(t);
-            Some(CpuTime { user: t * 3 / 5, sys: t / 5 })
-        };
+        // The client burns 60% of the wall time in user mode and 20% in the kernel.
+        let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
         let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
-        let cases =
-            vec![CaseRun::new("fast", Mode::Reuse, Box::new(fast)), CaseRun::new("slow", Mode::Reuse, Box::new(slow))];
-        let p = Plan { count: Some(1000), duration: None, warmup: 10, rounds: 5, interleave: true };
-        let report = Report {
-            schema_version: httpbench_shared::model::SCHEMA_VERSION,
-            tool: Tool { name: "httpbench".into(), version: "0.0.0-test".into(), build_profile: "release".into() },
-            environment: Environment {
-                kind: EnvironmentKind::Native,
-                os: "linux".into(),
-                arch: "x86_64".into(),
-                cpu: None,
-                cpus_online: Some(2),
-                user_agent: None,
-                cross_origin_isolated: None,
-                timer_resolution_ns: Some(30.0),
-                client_versions: BTreeMap::new(),
-                placement: None,
-            },
-            target: Target { url: "http://127.0.0.1:1/".into(), embedded_server: false },
-            settings: Settings {
-                count: p.count,
-                duration_secs: None,
-                rounds: p.rounds,
-                interleave: p.interleave,
-                warmup: p.warmup,
-                modes: vec![Mode::Reuse],
-                clients: vec!["fast".into(), "slow".into()],
-                timeout_ms: Some(10_000),
-            },
-            cases: run(&p, cases, &inst, &Progress::hidden()),
-        };
-        insta::assert_snapshot!(render(&[Source::new(&report)], Format::Text, &RenderOptions::default()));
+        let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
+        let mut out = drive(plan, &["fast", "slow"], &mut [Box::new(fast), Box::new(slow)], &inst);
+        out.report.environment.client_versions.clear();
+        insta::assert_snapshot!(render(&[Source::new(&out.report)], Format::Text, &RenderOptions::default()));
     }
 }

@@ -138,6 +138,7 @@ mod tests {
             bytes: 0,
             latency_ns: None,
             latency_outliers: 0,
+            latency_mean_without_outliers_ns: None,
             rounds,
             rate_wall_spread: None,
             phases_ns: None,

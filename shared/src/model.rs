@@ -331,6 +331,12 @@ pub struct Case {
     /// (Iglewicz and Hoaglin 1993), computed on the latency histogram.
     #[serde(default)]
     pub latency_outliers: u64,
+    /// Mean latency of the ok requests that are not outliers, in nanoseconds: next to `latency_ns.mean`, how
+    /// far the outliers move the mean (`render::warnings` says when that matters). Exact when there are no
+    /// outliers; otherwise the outliers' part of the sum comes from the latency histogram (3 significant
+    /// digits). Absent when no request was ok, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_mean_without_outliers_ns: Option<f64>,
     /// The measured rounds of this case, in the order run (with interleaving, other cases ran in between).
     #[serde(default)]
     pub rounds: Vec<Round>,

@@ -1,11 +1,16 @@
-//! Each warning appears exactly when its condition holds: both sides of every threshold.
+//! Each warning appears exactly when its condition holds: both sides of every threshold, and one line per kind
+//! however many cases it applies to.
 
 use std::collections::BTreeMap;
 
 use httpbench_shared::model::{Spread, SCHEMA_VERSION};
 use httpbench_shared::render::notes;
+use httpbench_shared::render::warnings::{outlier_mean_shift, timer_too_coarse, COARSE_TIMER_FALLBACK_NS};
 use httpbench_shared::view::rows;
-use httpbench_shared::{Case, Environment, EnvironmentKind, Latency, Mode, Report, Settings, Source, Target, Tool};
+use httpbench_shared::{
+    Case, Environment, EnvironmentKind, ErrorKind, Latency, Mode, Outcome, Recorder, Report, Settings, Source, Target,
+    Tool,
+};
 
 fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
     Case {
@@ -32,6 +37,7 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
             max: p50_ns * 2.0,
         }),
         latency_outliers: outliers,
+        latency_mean_without_outliers_ns: Some(p50_ns),
         rounds: Vec::new(),
         rate_wall_spread: Some(Spread {
             rounds: 5,
@@ -90,18 +96,124 @@ fn a_quiet_run_has_no_warning() {
     assert_eq!(warnings(&report(case(cv, outliers, p50), 5_000.0, "release")), "");
 }
 
+/// `case` with the client name `client`.
+fn named(client: &str, mut c: Case) -> Case {
+    c.client = client.into();
+    c
+}
+
+/// A case whose `outliers` of 1000 ok requests move its mean by `shift` (a fraction of the mean without them).
+fn shifted(outliers: u64, shift: f64) -> Case {
+    let mut c = case(0.01, outliers, 1e6);
+    c.latency_ns.as_mut().unwrap().mean = 1e6 * (1.0 + shift);
+    c
+}
+
 #[test]
 fn noisy_rounds_warn_above_ten_percent() {
     assert!(!warnings(&report(case(0.099, 0, 1e6), 5_000.0, "release")).contains("noisy"));
     let w = warnings(&report(case(0.101, 0, 1e6), 5_000.0, "release"));
-    assert!(w.contains("vary by 10.1%") && w.contains("machine is noisy"), "{w}");
+    assert_eq!(
+        w,
+        "warning: noisy rounds (CV above 10%): c 10.1%: the machine is noisy. Re-run on a quieter machine, or raise \
+         -n or --rounds."
+    );
 }
 
 #[test]
-fn outliers_warn_above_one_percent() {
-    assert!(!warnings(&report(case(0.01, 10, 1e6), 5_000.0, "release")).contains("outliers"));
-    let w = warnings(&report(case(0.01, 11, 1e6), 5_000.0, "release"));
-    assert!(w.contains("11 of 1000 latencies are statistical outliers"), "{w}");
+fn two_noisy_cases_share_one_line_naming_both() {
+    let mut r = report(named("curl", case(0.165, 0, 1e6)), 5_000.0, "release");
+    r.cases.push(named("ureq", case(0.05, 0, 1e6)));
+    r.cases.push(named("raw", case(0.231, 0, 1e6)));
+    let w = warnings(&r);
+    assert_eq!(w.lines().count(), 1, "{w}");
+    assert!(w.starts_with("warning: noisy rounds (CV above 10%): curl 16.5%, raw 23.1%: the machine is noisy."), "{w}");
+}
+
+#[test]
+fn failures_of_several_cases_share_one_line_with_their_kinds_and_statuses() {
+    let mut a = named("curl", case(0.01, 0, 1e6));
+    a.errors = BTreeMap::from([(ErrorKind::Connect, 2), (ErrorKind::Status, 1)]);
+    a.statuses.insert("404".into(), 1);
+    let mut b = named("ureq", case(0.01, 0, 1e6));
+    b.errors = BTreeMap::from([(ErrorKind::Timeout, 3)]);
+    let mut r = report(a, 5_000.0, "release");
+    r.cases.push(b);
+    r.cases.push(named("raw", case(0.01, 0, 1e6)));
+    assert_eq!(
+        warnings(&r),
+        "warning: failed requests: curl 3 of 1000 (connect: 2, status: 1; statuses 404×1), ureq 3 of 1000 \
+         (timeout: 3): Failed requests are left out of rates and latencies; check the URL and the server."
+    );
+}
+
+#[test]
+fn outliers_warn_above_five_percent_of_requests_whatever_the_mean() {
+    assert!(!warnings(&report(shifted(50, 0.0), 5_000.0, "release")).contains("outliers"));
+    let w = warnings(&report(shifted(51, 0.0), 5_000.0, "release"));
+    assert_eq!(
+        w,
+        "warning: latency outliers (above 5% of requests, or moving the mean by more than 5%): c 5.1% (mean +0.0%): \
+         other work on the machine or a stalling server interfered (outliers: modified z-score above 3.5). Mean and \
+         σ include them; the percentiles show their effect."
+    );
+}
+
+#[test]
+fn few_outliers_warn_when_they_move_the_mean_by_more_than_five_percent() {
+    assert!(!warnings(&report(shifted(11, 0.049), 5_000.0, "release")).contains("outliers"));
+    let w = warnings(&report(shifted(11, 0.051), 5_000.0, "release"));
+    assert!(w.contains("moving the mean by more than 5%): c 1.1% (mean +5.1%): other work"), "{w}");
+    // Fast outliers move it the other way, and count alike.
+    let w = warnings(&report(shifted(11, -0.051), 5_000.0, "release"));
+    assert!(w.contains("c 1.1% (mean -5.1%)"), "{w}");
+}
+
+#[test]
+fn a_normal_right_tail_is_no_warning() {
+    // 1.1% of requests at twice the median, as a quiet loopback run has: the mean moves by about 1%.
+    assert_eq!(warnings(&report(shifted(11, 0.011), 5_000.0, "release")), "");
+    // The same through the recorder: 989 requests around 100 µs, 11 at about 200 µs.
+    let mut r = Recorder::new();
+    for i in 0..1000u64 {
+        let us = if i % 90 == 89 { 200 + i % 7 } else { 95 + i % 11 };
+        r.record(&Outcome::response(200, 612), std::time::Duration::from_micros(us));
+    }
+    r.end_round(std::time::Duration::from_millis(100));
+    let c = r.finish("c", Mode::Reuse, None);
+    assert_eq!(c.latency_outliers, 11, "{c:?}");
+    let shift = outlier_mean_shift(&c).unwrap();
+    assert!((0.009..0.013).contains(&shift), "{shift}");
+    assert_eq!(warnings(&report(c, 20.0, "release")), "");
+}
+
+#[test]
+fn a_few_stalls_through_the_recorder_warn() {
+    // 1% of requests stalled at 10 ms against a 100 µs median: the stalls are half the time, the mean doubles.
+    let mut r = Recorder::new();
+    for i in 0..1000u64 {
+        let us = if i % 100 == 99 { 10_000 } else { 95 + i % 11 };
+        r.record(&Outcome::response(200, 612), std::time::Duration::from_micros(us));
+    }
+    r.end_round(std::time::Duration::from_millis(200));
+    let w = warnings(&report(r.finish("c", Mode::Reuse, None), 20.0, "release"));
+    assert!(w.contains("c 1.0% (mean +99."), "{w}");
+}
+
+#[test]
+fn an_old_file_without_the_mean_falls_back_to_the_share_test() {
+    let mut c = shifted(11, 0.5);
+    c.latency_mean_without_outliers_ns = None;
+    assert_eq!(warnings(&report(c.clone(), 5_000.0, "release")), "");
+    c.latency_outliers = 51;
+    assert!(warnings(&report(c, 5_000.0, "release")).contains(": c 5.1%: other work"));
+    // A result file written before the field existed still reads.
+    let json = serde_json::to_string(&shifted(11, 0.0))
+        .unwrap()
+        .replace(",\"latency_mean_without_outliers_ns\":1000000.0", "");
+    assert!(!json.contains("without_outliers"), "{json}");
+    let back: Case = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.latency_mean_without_outliers_ns, None);
 }
 
 #[test]
@@ -109,7 +221,21 @@ fn a_coarse_timer_warns_above_five_percent_of_the_median() {
     // 100 µs steps (a browser that is not cross-origin isolated) against a 2 ms median: exactly 5%, no warning.
     assert!(!warnings(&report(case(0.01, 0, 2_000_000.0), 100_000.0, "release")).contains("coarse"));
     let w = warnings(&report(case(0.01, 0, 1_999_000.0), 100_000.0, "release"));
-    assert!(w.contains("timer's step (100.0 µs) is coarse"), "{w}");
+    assert_eq!(
+        w,
+        "warning: coarse timer (step above 5% of the median latency): c 5.0% (100.0 µs of 2.00 ms): per-request \
+         latencies are quantized; rates, timed over whole rounds, are not affected."
+    );
+}
+
+#[test]
+fn the_timer_rule_without_a_median_is_the_absolute_fallback() {
+    assert!(!timer_too_coarse(100_000.0, Some(2_000_000.0)));
+    assert!(timer_too_coarse(100_000.0, Some(1_999_000.0)));
+    assert!(!timer_too_coarse(COARSE_TIMER_FALLBACK_NS, None));
+    assert!(timer_too_coarse(COARSE_TIMER_FALLBACK_NS + 1.0, None));
+    // The page's two steps: 5 µs isolated is fine, 100 µs is not.
+    assert!(!timer_too_coarse(5_000.0, None) && timer_too_coarse(100_000.0, None));
 }
 
 #[test]

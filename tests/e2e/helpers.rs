@@ -4,12 +4,13 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use httpbench::child::KillOnDrop;
 use serde_json::Value;
 
 /// The `httpbench` binary built for these tests.
@@ -43,7 +44,7 @@ pub fn run_json(args: &[&str]) -> (i32, Value, String) {
 
 /// `httpbench serve --port 0` as a child process; killed on drop.
 pub struct Serve {
-    child: Child,
+    _child: KillOnDrop,
     /// Base URL, ending in `/`.
     pub url: String,
     stdout: std::sync::mpsc::Receiver<String>,
@@ -56,13 +57,14 @@ impl Serve {
 
     /// `httpbench serve --port 0 --threads 2 EXTRA...`.
     pub fn start_with(extra: &[&str]) -> Self {
-        let mut child = bin()
-            .args(["serve", "--port", "0", "--threads", "2"])
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("httpbench serve starts");
+        let mut child = KillOnDrop::spawn(
+            bin()
+                .args(["serve", "--port", "0", "--threads", "2"])
+                .args(extra)
+                .stdout(Stdio::piped())
+                .stdin(Stdio::null()),
+        )
+        .expect("httpbench serve starts");
         let mut line = String::new();
         let mut reader = BufReader::new(child.stdout.take().unwrap());
         reader.read_line(&mut line).unwrap();
@@ -76,7 +78,7 @@ impl Serve {
                 }
             }
         });
-        Serve { child, url, stdout: rx }
+        Serve { _child: child, url, stdout: rx }
     }
 
     /// Lines the server prints on stdout until one contains `needle` (panics after `secs` seconds).
@@ -96,13 +98,6 @@ impl Serve {
                 Err(_) => panic!("serve did not print {needle:?} within {secs} s; it printed {seen:?}"),
             }
         }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -146,7 +146,8 @@ fn refused_port_counts_errors_and_still_prints_the_report() {
     let (code, out, err) = run(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("Benchmark: timing 5 iterations of"), "the report is printed: {out}");
-    assert!(out.contains("warning: curl: 5 of 5 requests failed (connect: 5)"), "{out}");
+    assert!(out.contains("warning: failed requests: curl 5 of 5 (connect: 5), ureq 5 of 5 (connect: 5)"), "{out}");
+    assert_eq!(out.matches("warning: failed requests").count(), 1, "one line for every failing case: {out}");
     let (code, v, _) = run_json(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1);
     validate(&v);

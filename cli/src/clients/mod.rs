@@ -11,9 +11,9 @@ mod tls;
 pub mod ureq;
 
 use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
+use httpbench_shared::protocol::native_clients;
 use httpbench_shared::{Mode, Outcome};
 use url::Url;
 
@@ -44,7 +44,8 @@ pub struct DriverConfig {
     pub timeout: Duration,
 }
 
-/// The native clients httpbench can measure.
+/// The native clients httpbench can drive; names, descriptions and the default selection come from the
+/// shared catalog (`httpbench_shared::protocol::CLIENTS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ClientKind {
     /// libcurl through the `curl` crate.
@@ -60,14 +61,11 @@ pub enum ClientKind {
 }
 
 impl ClientKind {
-    /// Every client, in the order they are listed.
+    /// Every client, in catalog order.
     pub const ALL: [ClientKind; 5] =
         [ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest, ClientKind::ReqwestAsync, ClientKind::Raw];
 
-    /// The default selection: the three clients of the mission statement.
-    pub const DEFAULT: [ClientKind; 3] = [ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest];
-
-    /// Name on the command line and in reports.
+    /// Name on the command line and in reports: the catalog's.
     pub fn name(self) -> &'static str {
         match self {
             ClientKind::Curl => "curl",
@@ -78,9 +76,14 @@ impl ClientKind {
         }
     }
 
-    /// Every client's name, for help and error messages.
-    pub fn names() -> String {
-        Self::ALL.iter().map(|c| c.name()).collect::<Vec<_>>().join(", ")
+    /// The client of a catalog name.
+    pub fn from_name(name: &str) -> Option<ClientKind> {
+        Self::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// The catalog's default selection.
+    pub fn defaults() -> Vec<ClientKind> {
+        native_clients().filter(|c| c.default).filter_map(|c| Self::from_name(c.name)).collect()
     }
 
     /// Whether the client can fetch this URL's scheme.
@@ -121,19 +124,21 @@ impl fmt::Display for ClientKind {
     }
 }
 
-impl FromStr for ClientKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ClientKind::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown client '{s}': expected one of {}", ClientKind::names()))
-    }
-}
-
 /// Install the process-wide rustls crypto provider (ring) once, before any TLS client is built: with two
 /// TLS users in one binary rustls cannot pick a provider by itself.
 pub fn init_tls() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drivers cover exactly the catalog's native clients, in its order.
+    #[test]
+    fn every_catalog_client_has_a_driver() {
+        let catalog: Vec<&str> = native_clients().map(|c| c.name).collect();
+        let drivers: Vec<&str> = ClientKind::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(drivers, catalog);
+    }
 }

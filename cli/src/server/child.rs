@@ -1,17 +1,24 @@
 //! The target server as a child process of `httpbench run`: started from this same binary, its address read
-//! from the first line it prints, killed when the run ends (and by the kernel if the parent dies first).
+//! from the first line it prints, then every `saved PATH` line it prints when the page posts a result handed
+//! over a channel (so `run --browser` learns of the page's result the moment it lands, without polling a
+//! folder). Killed when the run ends, and by the kernel if the parent dies first.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::{ChildStdout, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
 
 use anyhow::{bail, Context};
 use url::Url;
 
+use crate::child::{die_with_parent, KillOnDrop};
+
 /// A running child server; dropping it stops the server.
 pub struct ChildServer {
-    child: Child,
+    child: KillOnDrop,
     /// Base URL of the server, ending in `/`.
     pub url: Url,
+    saved: Receiver<PathBuf>,
 }
 
 impl ChildServer {
@@ -26,59 +33,40 @@ impl ChildServer {
         }
         cmd.args(extra);
         die_with_parent(&mut cmd);
-        let mut child = cmd.spawn().context("cannot start the embedded server process")?;
-        let url = match read_url(&mut child) {
-            Ok(url) => url,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e);
+        let mut child = KillOnDrop::spawn(&mut cmd).context("cannot start the embedded server process")?;
+        let stdout = child.stdout.take().context("the server process has no stdout")?;
+        let mut lines = BufReader::new(stdout);
+        let url = read_url(&mut lines)?;
+        let (tx, saved) = channel();
+        // Ends when the server's stdout closes (the server exited) or the receiver is gone.
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                if let Some(path) = line.strip_prefix(super::SAVED_LINE) {
+                    if tx.send(PathBuf::from(path)).is_err() {
+                        break;
+                    }
+                }
             }
-        };
-        Ok(ChildServer { child, url })
+        });
+        Ok(ChildServer { child, url, saved })
     }
 
     /// The child's process id (for CPU placement and diagnostics).
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// The result files the server saved, one message per file, in the order it saved them.
+    pub fn saved_results(&self) -> &Receiver<PathBuf> {
+        &self.saved
+    }
 }
 
-fn read_url(child: &mut Child) -> anyhow::Result<Url> {
-    let stdout = child.stdout.take().context("the server process has no stdout")?;
+fn read_url(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<Url> {
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).context("cannot read the server's address")?;
+    lines.read_line(&mut line).context("cannot read the server's address")?;
     let Some(addr) = line.trim().strip_prefix("listening on ") else {
         bail!("the embedded server did not start (it printed {:?})", line.trim());
     };
     Url::parse(addr).with_context(|| format!("the embedded server printed a bad address {addr:?}"))
 }
-
-impl Drop for ChildServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn die_with_parent(cmd: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: prctl and setpgid are async-signal-safe and touch only the child's own attributes.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // A process group of its own: Ctrl-C in the terminal stops the run, not the server under the
-            // request in flight; the parent ends the server when it has reported.
-            if libc::setpgid(0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_parent(_cmd: &mut Command) {}

@@ -26,6 +26,10 @@ use tokio::net::TcpListener;
 
 pub use routes::{INDEX_HTML, MAX_BYTES};
 
+/// With `--quiet`, the server prints this and the file's path on stdout for every result file it saved: the
+/// line `run --browser` waits for (it reads the child server's stdout).
+pub const SAVED_LINE: &str = "saved ";
+
 /// Checked options of `httpbench serve`.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -43,7 +47,8 @@ pub struct ServeOptions {
     pub results_dir: Option<PathBuf>,
     /// Open the page in the default browser once listening.
     pub open: bool,
-    /// Announce nothing but the address.
+    /// Announce nothing but the address on stdout, then a [`SAVED_LINE`] per saved result (for programs
+    /// that start the server).
     pub quiet: bool,
 }
 
@@ -54,7 +59,7 @@ pub struct State {
     pub page_dir: Option<PathBuf>,
     /// The results folder.
     pub results_dir: Option<PathBuf>,
-    /// Say nothing on stderr about saved results (a parent program reports them).
+    /// Print saved results as [`SAVED_LINE`]s on stdout, nothing on stderr (a parent program reports them).
     pub quiet: bool,
 }
 

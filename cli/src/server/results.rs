@@ -53,7 +53,10 @@ pub async fn accept(dir: Option<&Path>, quiet: bool, req: Request<Incoming>) -> 
         .and_then(|()| crate::output::write_atomic(&path, &render(&sources, Format::Json, &RenderOptions::default())));
     match saved {
         Ok(()) => {
-            if !quiet {
+            if quiet {
+                // The parent's signal that a result landed; a parent that went away must not fail the upload.
+                let _ = crate::output::print(&format!("{}{}\n", super::SAVED_LINE, path.display()));
+            } else {
                 eprintln!("httpbench serve: saved {}", path.display());
             }
             reply(StatusCode::CREATED, &format!("saved {}", path.display()))

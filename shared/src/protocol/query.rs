@@ -98,7 +98,10 @@ mod tests {
     fn a_query_round_trips_through_its_string() {
         let q = full();
         let text = q.to_query();
-        assert!(text.starts_with("target=http%3A%2F%2F127.0.0.1%3A4000%2Fbytes%2F10%3Fx%3D1%26close%3D0&n=200"), "{text}");
+        assert!(
+            text.starts_with("target=http%3A%2F%2F127.0.0.1%3A4000%2Fbytes%2F10%3Fx%3D1%26close%3D0&n=200"),
+            "{text}"
+        );
         assert!(text.ends_with("&autorun=1"), "{text}");
         assert_eq!(PageQuery::parse(&format!("?{text}")), q);
         assert_eq!(PageQuery::parse(""), PageQuery::default());

@@ -6,6 +6,7 @@ mod markdown;
 mod notes;
 mod table;
 mod text;
+pub mod warnings;
 
 use std::fmt;
 use std::str::FromStr;

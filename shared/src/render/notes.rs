@@ -1,8 +1,10 @@
-//! Notes and warnings under a report: failures, a debug build, clients that disagree on the body, and how
-//! CPU time was measured. Each warning says why it matters and what to do.
+//! Notes and warnings under a report: a debug build, the per-case warnings of [`super::warnings`] (one line
+//! per kind), clients that disagree on the body, placements, and how CPU time was measured. Each warning says
+//! why it matters and what to do.
 
 use std::collections::BTreeSet;
 
+use super::warnings::case_warnings;
 use crate::model::EnvironmentKind;
 use crate::view::{Row, Source};
 
@@ -17,12 +19,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
             ));
         }
     }
-    for row in rows {
-        out.extend(failure_note(row));
-        out.extend(noisy_rounds_note(row));
-        out.extend(outliers_note(row));
-        out.extend(coarse_timer_note(row));
-    }
+    out.extend(case_warnings(rows));
     out.extend(phases_notes(rows));
     out.extend(body_size_note(rows));
     out.extend(browser_connection_note(rows));
@@ -36,23 +33,6 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         out.push(s);
     }
     out
-}
-
-fn failure_note(row: &Row<'_>) -> Option<String> {
-    let c = row.case;
-    let failed = c.failed();
-    if failed == 0 {
-        return None;
-    }
-    let kinds: Vec<String> = c.errors.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-    let mut s = format!("warning: {}: {failed} of {} requests failed ({})", row.label, c.iterations, kinds.join(", "));
-    let odd: Vec<String> =
-        c.statuses.iter().filter(|(code, _)| !code.starts_with('2')).map(|(code, n)| format!("{code}×{n}")).collect();
-    if !odd.is_empty() {
-        s.push_str(&format!("; statuses {}", odd.join(", ")));
-    }
-    s.push_str(". Failed requests are left out of rates and latencies; check the URL and the server.");
-    Some(s)
 }
 
 /// Resource Timing phases, where a browser reported them: how much of a request was connecting and waiting.
@@ -141,50 +121,4 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
         ));
     }
     out
-}
-
-/// Rounds whose rates differ by more than this coefficient of variation are called noisy.
-pub const NOISY_CV: f64 = 0.10;
-/// More than this fraction of latency outliers gets a warning.
-pub const OUTLIER_FRACTION: f64 = 0.01;
-/// A timer step above this fraction of the median latency makes per-request figures quantized.
-pub const COARSE_TIMER_FRACTION: f64 = 0.05;
-
-fn noisy_rounds_note(row: &Row<'_>) -> Option<String> {
-    let s = row.case.rate_wall_spread?;
-    (s.cv > NOISY_CV).then(|| {
-        format!(
-            "warning: {}: rates of its {} rounds vary by {:.1}% (CV above {:.0}%): the machine is noisy. Re-run \
-             on a quieter machine, or raise -n or --rounds.",
-            row.label,
-            s.rounds,
-            s.cv * 100.0,
-            NOISY_CV * 100.0
-        )
-    })
-}
-
-fn outliers_note(row: &Row<'_>) -> Option<String> {
-    let c = row.case;
-    (c.ok > 0 && c.latency_outliers as f64 > OUTLIER_FRACTION * c.ok as f64).then(|| {
-        format!(
-            "warning: {}: {} of {} latencies are statistical outliers (modified z-score above 3.5): other work on \
-             the machine or a stalling server interfered. Mean and σ include them; the percentiles show their effect.",
-            row.label, c.latency_outliers, c.ok
-        )
-    })
-}
-
-fn coarse_timer_note(row: &Row<'_>) -> Option<String> {
-    let step = row.report.environment.timer_resolution_ns?;
-    let p50 = row.case.latency_ns?.p50;
-    (step > COARSE_TIMER_FRACTION * p50).then(|| {
-        format!(
-            "warning: {}: the timer's step ({}) is coarse next to the median latency ({}): per-request latencies \
-             are quantized; rates, timed over whole rounds, are not affected.",
-            row.label,
-            crate::units::duration_ns(step),
-            crate::units::duration_ns(p50)
-        )
-    })
 }
