@@ -39,15 +39,27 @@ use crate::usage::Usage;
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
-        }
+        Err(e) => return clap_error(&e),
     };
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => report_error(&e),
     }
+}
+
+/// Help and version as clap prints them; a bad command line as one line naming the bad value, like every
+/// other usage error (clap's own adds a blank line and a pointer to --help).
+fn clap_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) || !e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    // The message and its `[possible values: ...]`, up to clap's blank line.
+    let text = e.to_string();
+    let message: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    eprintln!("httpbench: {}", message.join(" "));
+    ExitCode::from(2)
 }
 
 fn report_error(e: &anyhow::Error) -> ExitCode {

@@ -67,6 +67,8 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
             .map_err(|e| Usage(format!("--browser-clients: {e}")))?,
         None => defaults,
     };
+    // Chromium before the page: a missing browser cannot be fixed by building the page.
+    let chromium = crate::browser::find_chromium(a.chromium.as_deref()).map_err(Usage)?;
     let page_dir = match &a.page_dir {
         Some(d) if d.join("index.html").is_file() => d.clone(),
         Some(d) => {
@@ -79,7 +81,6 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
         None => default_page_dir()
             .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?,
     };
-    let chromium = crate::browser::find_chromium(a.chromium.as_deref()).map_err(Usage)?;
     Ok(Some(BrowserOptions { chromium, clients, page_dir }))
 }
 
