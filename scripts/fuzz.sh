@@ -3,4 +3,4 @@
 # Usage: scripts/fuzz.sh [CASES]   (default 20000 cases per property)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PROPTEST_CASES=${1:-20000} timeout 1800 cargo test --release -p httpbench-shared --test fuzz
+PROPTEST_CASES=${1:-20000} timeout 1800 cargo test --release -p httpbench-shared --test suite fuzz::

@@ -1,6 +1,5 @@
 //! Property tests of the parser and the renderers: no input makes them panic, and a valid report survives a
 //! JSON round trip unchanged. CI runs a few hundred cases; `scripts/fuzz.sh` runs many more for longer.
-#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
 use std::time::Duration;
