@@ -11,20 +11,21 @@ use crate::helpers::{run, scratch, Serve};
 use crate::page::{launch, root, row_labels, screenshot, state, testid};
 use crate::schema::validate;
 
-/// The built page, or `None` (the test then passes with a note unless HTTPBENCH_REQUIRE_PAGE is set).
-fn dist() -> Option<PathBuf> {
+/// Why the browser tests are ignored by a plain `cargo test`: scripts/test.sh builds the page, installs
+/// Chromium and runs them with `--include-ignored`.
+pub const NEEDS_PAGE: &str = "needs the built page (dist/) and Chromium: scripts/test.sh runs it";
+
+/// The built page; a test that needs it fails when it is missing.
+pub fn dist() -> PathBuf {
     let dist = root().join("dist");
-    if dist.join("index.html").is_file() {
-        return Some(dist);
-    }
-    assert!(std::env::var_os("HTTPBENCH_REQUIRE_PAGE").is_none(), "dist/ is not built: run scripts/build-page.sh");
-    eprintln!("skipped: dist/ is not built (scripts/build-page.sh builds it)");
-    None
+    assert!(dist.join("index.html").is_file(), "dist/ is not built: run scripts/build-page.sh ({NEEDS_PAGE})");
+    dist
 }
 
 #[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_reports_native_and_browser_cases_together() {
-    let Some(dist) = dist() else { return };
+    let dist = dist();
     let dir = scratch("run-browser");
     let combined = dir.join("combined.json");
     let (code, out, err) = run(&[
@@ -66,6 +67,53 @@ fn run_browser_reports_native_and_browser_cases_together() {
     }
 }
 
+/// The page honours a duration budget as the native cases do: every case measured in every round, and the
+/// browser report says it ran for a duration, not a count.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn run_browser_with_a_duration_measures_each_case_for_it() {
+    let dist = dist();
+    let (code, out, err) = run(&[
+        "run",
+        "--browser",
+        "--duration",
+        "2s",
+        "--warmup",
+        "5",
+        "--rounds",
+        "2",
+        "--clients",
+        "raw",
+        "--browser-clients",
+        "fetch,js-fetch",
+        "--mode",
+        "reuse",
+        "--format",
+        "json",
+        "--page-dir",
+        dist.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let reports = v.as_array().expect("native and browser reports");
+    assert_eq!(reports.len(), 2, "{out}");
+    for r in reports {
+        validate(r);
+        assert_eq!(r["settings"]["duration_secs"], 2.0, "{}", r["settings"]);
+        assert_eq!(r["settings"]["count"], Value::Null);
+    }
+    let browser = reports[1]["cases"].as_array().unwrap();
+    assert_eq!(browser.len(), 2, "fetch and js-fetch");
+    for c in browser {
+        let rounds = c["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 2, "{c}");
+        let wall: f64 = rounds.iter().map(|r| r["wall_secs"].as_f64().unwrap()).sum();
+        // Each round runs until its 1 s share is spent: at least that, and not much more than one request on top.
+        assert!((1.9..4.0).contains(&wall), "{} measured for {wall} s", c["client"]);
+        assert!(c["ok"].as_u64().unwrap() > 10, "{c}");
+    }
+}
+
 #[test]
 fn run_browser_without_chromium_says_how_to_get_it() {
     let (code, out, err) = run(&["run", "--browser", "--chromium", "/nonexistent/chromium", "-n", "5"]);
@@ -75,8 +123,9 @@ fn run_browser_without_chromium_says_how_to_get_it() {
 }
 
 #[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
-    let Some(dist) = dist() else { return };
+    let dist = dist();
     let dir = scratch("post-back");
     let results = dir.join("results");
     let serve = Serve::start_with(&[

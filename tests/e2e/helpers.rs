@@ -142,6 +142,8 @@ impl Drop for Acceptor {
 pub struct TestServer {
     /// Base URL, ending in `/`.
     pub url: String,
+    /// Requests answered so far, so a test can wait until a client is measuring.
+    pub answered: Arc<std::sync::atomic::AtomicU64>,
     _acceptor: Acceptor,
 }
 
@@ -150,11 +152,13 @@ impl TestServer {
     pub fn fixed(body: &'static [u8]) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
-        TestServer { url, _acceptor: Acceptor::spawn(listener, move |s, _| serve_conn(s, body)) }
+        let answered = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let count = answered.clone();
+        TestServer { url, answered, _acceptor: Acceptor::spawn(listener, move |s, _| serve_conn(s, body, &count)) }
     }
 }
 
-fn serve_conn(mut s: TcpStream, body: &[u8]) {
+fn serve_conn(mut s: TcpStream, body: &[u8], answered: &std::sync::atomic::AtomicU64) {
     let _ = s.set_nonblocking(false);
     let _ = s.set_nodelay(true);
     let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
@@ -178,7 +182,11 @@ fn serve_conn(mut s: TcpStream, body: &[u8]) {
             body.len(),
             if close { "Connection: close\r\n" } else { "" }
         );
-        if s.write_all(resp.as_bytes()).and_then(|_| s.write_all(body)).is_err() || close {
+        if s.write_all(resp.as_bytes()).and_then(|_| s.write_all(body)).is_err() {
+            return;
+        }
+        answered.fetch_add(1, Ordering::Relaxed);
+        if close {
             return;
         }
     }

@@ -202,14 +202,21 @@ fn ctrl_c_reports_and_exports_what_was_measured() {
     use std::process::Stdio;
     let dir = scratch("ctrl-c");
     let json = dir.join("partial.json");
+    let server = TestServer::fixed(b"ctrl-c");
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
-        .args(["-n", "10000000", "--warmup", "0", "--clients", "raw", "--mode", "reuse", "--rounds", "1"])
+        .args(["run", &server.url, "-n", "10000000", "--warmup", "0", "--clients", "raw", "--mode", "reuse"])
+        .args(["--rounds", "1"])
         .args(["--export-json", json.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Interrupt once the client is measuring, not after a guessed pause.
+    let start = std::time::Instant::now();
+    while server.answered.load(std::sync::atomic::Ordering::Relaxed) < 200 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60), "the run never started measuring");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     // SAFETY: sending SIGINT to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
