@@ -30,7 +30,7 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
         if inst.stop.load(Ordering::Relaxed) {
             session.stop();
         }
-        match session.next() {
+        match session.next_step() {
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
                 for _ in 0..requests {
@@ -107,16 +107,11 @@ mod tests {
     }
 
     fn header() -> Header {
-        let mut environment = crate::environment::detect(&[], None);
-        (environment.os, environment.arch, environment.cpu) = ("linux".into(), "x86_64".into(), None);
-        (environment.cpus_online, environment.timer_resolution_ns) = (Some(2), Some(30.0));
-        let mut tool = crate::environment::tool();
-        (tool.version, tool.build_profile) = ("0.0.0-test".into(), "release".into());
-        Header {
-            tool,
-            environment,
-            target: httpbench_shared::Target { url: "http://127.0.0.1:1/".into(), embedded_server: false },
-        }
+        let mut h = httpbench_shared::fixture::header(httpbench_shared::EnvironmentKind::Native);
+        h.tool.version = "0.0.0-test".into();
+        (h.environment.cpu, h.environment.timer_resolution_ns) = (None, Some(30.0));
+        h.target = httpbench_shared::Target { url: "http://127.0.0.1:1/".into(), embedded_server: false };
+        h
     }
 
     fn drive(plan: Plan, clients: &[&str], drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>) -> Finished {
@@ -182,8 +177,7 @@ mod tests {
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
-        let mut out = drive(plan, &["fast", "slow"], &mut [Box::new(fast), Box::new(slow)], &inst);
-        out.report.environment.client_versions.clear();
+        let out = drive(plan, &["fast", "slow"], &mut [Box::new(fast), Box::new(slow)], &inst);
         insta::assert_snapshot!(render(&[Source::new(&out.report)], Format::Text, &RenderOptions::default()));
     }
 }

@@ -5,6 +5,7 @@
 pub mod cfmt;
 pub mod change;
 pub mod clock;
+pub mod fixture;
 pub mod inference;
 pub mod model;
 pub mod parse;

@@ -209,7 +209,7 @@ impl Session {
     }
 
     /// What to do next: every case's warm-up first, then the rounds in plan order, then [`Step::Done`].
-    pub fn next(&mut self) -> Step {
+    pub fn next_step(&mut self) -> Step {
         if self.stopped {
             return Step::Done;
         }
@@ -219,7 +219,7 @@ impl Session {
             if self.plan.warmup > 0 {
                 return Step::Warmup { case, requests: self.plan.warmup };
             }
-            return self.next();
+            return self.next_step();
         }
         let Some(&(case, round)) = self.order.get(self.next_round) else { return Step::Done };
         self.next_round += 1;

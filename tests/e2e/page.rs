@@ -192,7 +192,8 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     let artifacts = root().join("tests/artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     std::fs::write(artifacts.join("page-report.txt"), &report).unwrap();
-    assert!(report.starts_with("httpbench-web 0.1.0 (release)"), "{report}");
+    let head = format!("httpbench-web {} (release)", env!("CARGO_PKG_VERSION"));
+    assert!(report.starts_with(&head), "{report}");
     assert_eq!(eval(&tab, "String(self.crossOriginIsolated)"), "true", "COOP/COEP make the page isolated");
     // The clients this build offers (the default page has no reqwest: over the size budget), each in two modes.
     let clients =

@@ -118,7 +118,8 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     assert!(head.starts_with("HTTP/1.1 201"), "{head} {}", String::from_utf8_lossy(&body));
     // The terminal shows the posted run in the text format.
     let printed = s.stdout_until("Benchmark: timing 5 iterations of raw...", 10);
-    assert!(printed.iter().any(|l| l.starts_with("httpbench 0.1.0")), "{printed:?}");
+    let head = format!("httpbench {}", env!("CARGO_PKG_VERSION"));
+    assert!(printed.iter().any(|l| l.starts_with(&head)), "{printed:?}");
     let saved: Vec<_> = std::fs::read_dir(&results).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(saved.len(), 1, "one file, no temporary left: {saved:?}");
     let text = std::fs::read_to_string(&saved[0]).unwrap();

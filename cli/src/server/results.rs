@@ -88,7 +88,7 @@ pub fn saved(dir: Option<&Path>, name: &str) -> Response<TargetBody> {
     }
 }
 
-/// `DIR/browser-<unix seconds>-<n>.json`, unique within this process.
+/// `DIR/<kind>-<unix seconds>-<pid>-<n>.json` (kind: `browser` or `native`), unique on this machine.
 fn file_name(dir: &Path, kind: &str) -> PathBuf {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);

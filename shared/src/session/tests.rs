@@ -1,28 +1,11 @@
 //! The session driven as a front end drives it, on a mock clock: order, budgets, stops, CPU and the report.
 
-use std::collections::BTreeMap;
-
 use super::*;
 use crate::clock::{Clock, MockClock};
 use crate::model::{EnvironmentKind, ErrorKind};
 
 fn header() -> Header {
-    Header {
-        tool: Tool { name: "httpbench".into(), version: "0.0.0-test".into(), build_profile: "release".into() },
-        environment: Environment {
-            kind: EnvironmentKind::Native,
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            cpu: None,
-            cpus_online: Some(2),
-            user_agent: None,
-            cross_origin_isolated: None,
-            timer_resolution_ns: Some(30.0),
-            client_versions: BTreeMap::new(),
-            placement: None,
-        },
-        target: Target { url: "http://127.0.0.1:1/".into(), embedded_server: true },
-    }
+    crate::fixture::header(EnvironmentKind::Native)
 }
 
 /// A front end in miniature: each client takes a scripted time per request on the mock clock; the log
@@ -52,7 +35,7 @@ impl<'a> Front<'a> {
 
     fn drive(&mut self, session: &mut Session, cpu: Option<CpuTime>) {
         loop {
-            match session.next() {
+            match session.next_step() {
                 Step::Warmup { case, requests } => {
                     for _ in 0..requests {
                         self.request(case);
@@ -154,7 +137,7 @@ fn a_stop_keeps_what_was_measured_and_leaves_out_cases_never_started() {
     let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
     front.stop_after = Some(5);
     front.drive(&mut session, None);
-    assert_eq!(session.next(), Step::Done, "a stopped session stays done");
+    assert_eq!(session.next_step(), Step::Done, "a stopped session stays done");
     let out = session.finish(header());
     assert!(out.stopped);
     assert_eq!(out.report.cases.len(), 1, "the case that never started is left out");
@@ -165,10 +148,10 @@ fn a_stop_keeps_what_was_measured_and_leaves_out_cases_never_started() {
 fn one_unknown_cpu_round_makes_the_case_cpu_unknown_and_empty_rounds_do_not_count() {
     let mut session = Session::new(plan(Budget::Count(2), 0, 2, true), vec!["a".into()], vec![Mode::Reuse], None);
     let cpu = Some(CpuTime::default());
-    let Step::Round { case, .. } = session.next() else { panic!("a round") };
+    let Step::Round { case, .. } = session.next_step() else { panic!("a round") };
     session.record(case, &Outcome::failed(ErrorKind::Connect, None), Duration::from_micros(1));
     session.end_round(case, Duration::from_millis(1), cpu);
-    let Step::Round { case, .. } = session.next() else { panic!("a round") };
+    let Step::Round { case, .. } = session.next_step() else { panic!("a round") };
     session.end_round(case, Duration::from_millis(1), None);
     let out = session.finish(header());
     let c = &out.report.cases[0];

@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use httpbench_shared::model::SCHEMA_VERSION;
+use httpbench_shared::fixture;
 use httpbench_shared::{
-    render, CpuTime, Environment, EnvironmentKind, ErrorKind, Format, Mode, Outcome, RateBasis, Recorder,
-    RenderOptions, Report, Settings, Source, Target, Tool,
+    render, CpuTime, EnvironmentKind, ErrorKind, Format, Mode, Outcome, RateBasis, Recorder, RenderOptions, Report,
+    Source,
 };
 
 /// A case of 5 rounds of 40 requests; the i-th request took `base_us + (i % spread) µs` plus a slowdown that
@@ -37,50 +37,25 @@ fn case(
 }
 
 fn native() -> Report {
-    Report {
-        schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "httpbench".into(), version: "0.1.0".into(), build_profile: "release".into() },
-        environment: Environment {
-            kind: EnvironmentKind::Native,
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            cpu: Some("Test CPU".into()),
-            cpus_online: Some(2),
-            user_agent: None,
-            cross_origin_isolated: None,
-            timer_resolution_ns: Some(20.0),
-            client_versions: BTreeMap::from([("curl".into(), "libcurl 7.88.1".into())]),
-            placement: None,
-        },
-        target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: true },
-        settings: Settings {
-            count: Some(200),
-            duration_secs: None,
-            rounds: 5,
-            interleave: true,
-            warmup: 10,
-            modes: vec![Mode::Fresh, Mode::Reuse],
-            clients: vec!["curl".into(), "raw".into()],
-            timeout_ms: Some(10_000),
-        },
-        cases: vec![
-            case("curl", Mode::Fresh, 180, 40, 0, Some((20, 18))),
-            case("curl", Mode::Reuse, 80, 20, 0, Some((9, 3))),
-            case("raw", Mode::Fresh, 120, 30, 0, Some((8, 10))),
-            case("raw", Mode::Reuse, 35, 10, 3, Some((2, 2))),
-        ],
-    }
+    let mut r = fixture::report(EnvironmentKind::Native);
+    r.environment.client_versions = BTreeMap::from([("curl".into(), "libcurl 7.88.1".into())]);
+    r.settings.clients = vec!["curl".into(), "raw".into()];
+    r.cases = vec![
+        case("curl", Mode::Fresh, 180, 40, 0, Some((20, 18))),
+        case("curl", Mode::Reuse, 80, 20, 0, Some((9, 3))),
+        case("raw", Mode::Fresh, 120, 30, 0, Some((8, 10))),
+        case("raw", Mode::Reuse, 35, 10, 3, Some((2, 2))),
+    ];
+    r
 }
 
+/// The native report's figures as a browser run: the browser fixture's environment, its own clients.
 fn browser() -> Report {
     let mut r = native();
-    r.tool = Tool { name: "httpbench-web".into(), version: "0.1.0".into(), build_profile: "release".into() };
-    r.environment.kind = EnvironmentKind::Browser;
-    r.environment.os = "Linux".into();
-    r.environment.arch = "wasm32".into();
-    r.environment.cpu = None;
-    r.environment.user_agent = Some("HeadlessChrome/156".into());
-    r.environment.cross_origin_isolated = Some(true);
+    let b = fixture::report(EnvironmentKind::Browser);
+    (r.tool, r.environment) = (b.tool, b.environment);
+    r.environment.timer_resolution_ns = Some(20.0);
+    r.environment.cpus_online = Some(2);
     r.settings.modes = vec![Mode::Reuse];
     r.settings.clients = vec!["fetch".into(), "js-fetch".into()];
     r.cases = vec![case("fetch", Mode::Reuse, 2400, 300, 0, None), case("js-fetch", Mode::Reuse, 2300, 250, 0, None)];

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use httpbench_shared::model::{Spread, SCHEMA_VERSION};
+use httpbench_shared::fixture;
+use httpbench_shared::model::Spread;
 use httpbench_shared::render::notes;
 use httpbench_shared::render::warnings::{outlier_mean_shift, timer_too_coarse, COARSE_TIMER_FALLBACK_NS};
 use httpbench_shared::view::rows;
 use httpbench_shared::{
-    Case, Environment, EnvironmentKind, ErrorKind, Latency, Mode, Outcome, Recorder, Report, Settings, Source, Target,
-    Tool,
+    Case, EnvironmentKind, ErrorKind, Latency, Mode, Outcome, Recorder, Report, Settings, Source, Target,
 };
 
 fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
@@ -53,34 +53,16 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
 }
 
 fn report(case: Case, timer_ns: f64, profile: &str) -> Report {
-    Report {
-        schema_version: SCHEMA_VERSION,
-        tool: Tool { name: "httpbench".into(), version: "0".into(), build_profile: profile.into() },
-        environment: Environment {
-            kind: EnvironmentKind::Browser,
-            os: "Linux".into(),
-            arch: "wasm32".into(),
-            cpu: None,
-            cpus_online: None,
-            user_agent: Some("test".into()),
-            cross_origin_isolated: Some(false),
-            timer_resolution_ns: Some(timer_ns),
-            client_versions: BTreeMap::new(),
-            placement: None,
-        },
-        target: Target { url: "http://127.0.0.1/".into(), embedded_server: false },
-        settings: Settings {
-            count: Some(1000),
-            duration_secs: None,
-            rounds: 5,
-            interleave: false,
-            warmup: 0,
-            modes: vec![Mode::Reuse],
-            clients: vec!["c".into()],
-            timeout_ms: None,
-        },
-        cases: vec![case],
-    }
+    let mut r = fixture::report(EnvironmentKind::Browser);
+    r.tool.build_profile = profile.into();
+    r.environment.cross_origin_isolated = Some(false);
+    r.environment.timer_resolution_ns = Some(timer_ns);
+    r.target = Target { url: "http://127.0.0.1/".into(), embedded_server: false };
+    r.settings = Settings { count: Some(1000), interleave: false, warmup: 0, timeout_ms: None, ..r.settings };
+    r.settings.modes = vec![Mode::Reuse];
+    r.settings.clients = vec!["c".into()];
+    r.cases = vec![case];
+    r
 }
 
 fn warnings(r: &Report) -> String {
