@@ -117,19 +117,6 @@ impl fmt::Display for Pin {
     }
 }
 
-impl std::str::FromStr for Pin {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        match s {
-            "same" => Ok(Pin::Same),
-            "split" => Ok(Pin::Split),
-            "none" => Ok(Pin::None),
-            _ => Err(()),
-        }
-    }
-}
-
 impl Placement {
     /// One phrase for reports: `same CPU (client 0, server 0)`.
     pub fn describe(&self) -> String {
