@@ -30,6 +30,11 @@ enum Fault {
     SshBanner,
     /// Answers with a redirect to itself.
     Redirect,
+    /// Sends the head at once, then the body a byte every 100 ms: never stalls long enough for a per-read
+    /// timeout, so only a whole-request deadline ends it.
+    Trickle,
+    /// Answers with a 2 MiB header line: a head no client should accept.
+    HugeHead,
 }
 
 struct FaultServer {
@@ -99,6 +104,27 @@ fn misbehave(mut s: TcpStream, fault: Fault, stop: &AtomicBool) {
         Fault::Redirect => {
             let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: /\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         }
+        Fault::Trickle => trickle(&mut s, stop),
+        Fault::HugeHead => {
+            let mut head = b"HTTP/1.1 200 OK\r\nX-Big: ".to_vec();
+            head.resize(head.len() + (2 << 20), b'a');
+            head.extend_from_slice(b"\r\nContent-Length: 2\r\n\r\nok");
+            let _ = s.write_all(&head);
+        }
+    }
+}
+
+/// The head of a 100 kB body at once, then a byte every 100 ms until the client goes or the test ends (at
+/// most 60 s).
+fn trickle(s: &mut TcpStream, stop: &AtomicBool) {
+    if s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\nContent-Type: text/plain\r\n\r\n").is_err() {
+        return;
+    }
+    for _ in 0..600 {
+        if stop.load(Ordering::Relaxed) || s.write_all(b"x").is_err() {
+            return;
+        }
+        thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -192,6 +218,25 @@ fn a_full_accept_queue_times_out_at_connect() {
 fn a_server_that_stalls_mid_body_times_out_and_the_part_is_not_ok() {
     let s = FaultServer::start(Fault::StallMidBody);
     expect_kind(&all_clients(&s.url, "0.5"), "timeout", &[]);
+}
+
+/// `--timeout` is a deadline for the whole request: a body that keeps coming, a byte at a time, is cut off at
+/// it by every client (each case's two requests take about 2 x 1 s, not the 10 s the body would take).
+#[test]
+fn a_trickling_body_is_cut_off_at_the_deadline_by_every_client() {
+    let s = FaultServer::start(Fault::Trickle);
+    let v = all_clients(&s.url, "1");
+    expect_kind(&v, "timeout", &[]);
+    for c in cases(&v) {
+        let wall = c["wall_secs"].as_f64().unwrap();
+        assert!(wall < 4.0, "{} took {wall} s for two requests with a 1 s deadline", c["client"]);
+    }
+}
+
+#[test]
+fn a_huge_response_head_is_a_protocol_error() {
+    let s = FaultServer::start(Fault::HugeHead);
+    expect_kind(&all_clients(&s.url, "5"), "protocol", &[]);
 }
 
 #[test]

@@ -48,7 +48,7 @@ pub fn message_kind(msg: &str) -> Option<ErrorKind> {
         Some(ErrorKind::Reset)
     } else if has(&["end of file before message length reached", "incomplete", "unexpected eof"]) {
         Some(ErrorKind::Truncated)
-    } else if has(&["invalid http", "invalid status", "parse", "header"]) {
+    } else if has(&["invalid http", "invalid status", "parse", "header", "too large"]) {
         Some(ErrorKind::Protocol)
     } else if has(&["certificate", "tls", "handshake"]) {
         Some(ErrorKind::Tls)
@@ -69,5 +69,7 @@ mod tests {
         assert_eq!(io_kind(&eof), ErrorKind::Truncated);
         let wrapped = io::Error::other("dns error: failed to lookup address information");
         assert_eq!(chain_kind(&wrapped), Some(ErrorKind::Dns));
+        // hyper's words for a head over its limit.
+        assert_eq!(message_kind("message head is too large"), Some(ErrorKind::Protocol));
     }
 }

@@ -78,6 +78,13 @@ pub fn new_handle(config: &DriverConfig) -> Result<Easy2<Counter>, curl::Error> 
     Ok(h)
 }
 
+/// A response head over libcurl's limit: CURLE_TOO_LARGE (100) from curl 8.6 on; before that (Debian's 7.88)
+/// CURLE_OUT_OF_MEMORY (27), with no further description. libcurl's own allocations on a machine with memory
+/// to spare do not fail, so 27 during a transfer is taken as that head (a 2 MiB header line gives it; tested).
+fn head_too_large(e: &curl::Error) -> bool {
+    e.code() == 100 || e.is_out_of_memory()
+}
+
 fn kind(e: &curl::Error) -> ErrorKind {
     if e.is_couldnt_connect() {
         ErrorKind::Connect
@@ -89,7 +96,11 @@ fn kind(e: &curl::Error) -> ErrorKind {
         ErrorKind::Truncated
     } else if e.is_recv_error() || e.is_send_error() || e.is_got_nothing() {
         ErrorKind::Reset
-    } else if e.code() == 8 /* CURLE_WEIRD_SERVER_REPLY */ || e.is_unsupported_protocol() || e.is_http2_error() {
+    } else if e.code() == 8 /* CURLE_WEIRD_SERVER_REPLY */
+        || e.is_unsupported_protocol()
+        || e.is_http2_error()
+        || head_too_large(e)
+    {
         ErrorKind::Protocol
     } else if e.is_too_many_redirects() {
         ErrorKind::Redirect

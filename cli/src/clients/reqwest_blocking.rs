@@ -1,7 +1,8 @@
 //! `reqwest::blocking`: a new `Client` per request in fresh mode (each brings its own runtime thread, which is
 //! what a fresh blocking client costs), one client with its pool in reuse mode.
 
-use std::io;
+use std::io::{self, Read};
+use std::time::Instant;
 
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 use reqwest::blocking::Client;
@@ -27,10 +28,30 @@ impl ReqwestDriver {
             self.client = Some(new_client(&self.config)?);
         }
         let Some(client) = self.client.as_ref() else { unreachable!("set just above") };
+        let deadline = Instant::now() + self.config.timeout;
         let mut response = client.get(self.config.url.as_str()).send()?;
         let status = response.status().as_u16();
-        let bytes = response.copy_to(&mut io::sink())?;
+        let bytes = read_to_deadline(&mut response, deadline)?;
         Ok(Outcome::response(status, bytes))
+    }
+}
+
+/// Read the whole body by `deadline`. reqwest's blocking client applies its timeout to each read, so a peer
+/// that sends a byte now and then would hold one request forever; the deadline makes `--timeout` cover the
+/// whole request, as for every other client. A read in flight may pass it by at most one read timeout.
+fn read_to_deadline(response: &mut reqwest::blocking::Response, deadline: Instant) -> Result<u64, Failure> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut bytes = 0u64;
+    loop {
+        if Instant::now() >= deadline {
+            return Err(Failure::Deadline);
+        }
+        match response.read(&mut buf) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => bytes += n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Failure::Read(e)),
+        }
     }
 }
 
@@ -53,6 +74,10 @@ pub enum Failure {
     Tls,
     /// Anything reqwest reports.
     Reqwest(reqwest::Error),
+    /// The whole-request deadline passed while the body was still coming.
+    Deadline,
+    /// Reading the body failed (reqwest's error inside the I/O error, where it is one).
+    Read(io::Error),
 }
 
 impl Failure {
@@ -61,6 +86,11 @@ impl Failure {
         match self {
             Failure::Tls => Outcome::failed(ErrorKind::Tls, None),
             Failure::Reqwest(e) => Outcome::failed(kind(e), None),
+            Failure::Deadline => Outcome::failed(ErrorKind::Timeout, None),
+            Failure::Read(e) => match e.get_ref().and_then(|inner| inner.downcast_ref::<reqwest::Error>()) {
+                Some(inner) => Outcome::failed(kind(inner), None),
+                None => Outcome::failed(super::classify::io_kind(e), None),
+            },
         }
     }
 }
