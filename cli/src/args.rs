@@ -103,6 +103,11 @@ pub struct RunArgs {
     pub chromium: Option<PathBuf>,
     #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
     pub browser_clients: Option<String>,
+    /// CPU placement of Chromium for --browser, relative to the embedded server: none = every CPU, as a
+    /// browser runs for a user (Chromium is several processes passing each request along; one CPU halves its
+    /// rate); same = the server's CPU; split = every CPU but the server's.
+    #[arg(long, value_enum, default_value_t = Pin::None)]
+    pub browser_pin: Pin,
     /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
     #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
     pub page_dir: Option<PathBuf>,

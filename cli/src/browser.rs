@@ -93,24 +93,35 @@ impl PageRun<'_> {
     }
 }
 
-/// Open `page_url` in headless Chromium and wait until the server says it saved a result (a path on
-/// `saved`); the browser report from that file, read once. Bounded by `timeout`, Chromium's exit and `stop`.
+/// What the browser half produced.
+pub struct BrowserRun {
+    /// The page's report, read once from the file the server saved.
+    pub report: Report,
+    /// The CPUs Chromium could run on, read back from the OS after it started (Linux).
+    pub cpus: Option<Vec<usize>>,
+}
+
+/// Open `page_url` in headless Chromium (on `cpus` only, if given) and wait until the server says it saved a
+/// result (a path on `saved`); the browser report from that file, read once. Bounded by `timeout`,
+/// Chromium's exit and `stop`.
 pub fn run(
     chromium: &Path,
     page_url: &str,
     saved: &Receiver<PathBuf>,
     timeout: Duration,
+    cpus: Option<&[usize]>,
     stop: &AtomicBool,
-) -> anyhow::Result<Report> {
+) -> anyhow::Result<BrowserRun> {
     let profile = tempfile::tempdir().context("cannot create a Chromium profile folder")?;
     let log_path = profile.path().join("chromium.log");
-    let mut browser = start(chromium, page_url, profile.path(), &log_path)?;
+    let mut browser = start(chromium, page_url, profile.path(), &log_path, cpus)?;
+    let placed = crate::placement::process_cpus(browser.id()).ok();
     let deadline = Instant::now() + timeout;
     loop {
         // The wake-up only bounds how soon a Ctrl-C or Chromium's exit is noticed; the result itself arrives
         // as a message.
         match saved.recv_timeout(Duration::from_millis(250)) {
-            Ok(file) => return browser_report(&file),
+            Ok(file) => return Ok(BrowserRun { report: browser_report(&file)?, cpus: placed }),
             Err(RecvTimeoutError::Disconnected) => bail!("the embedded server exited before the page finished"),
             Err(RecvTimeoutError::Timeout) => {}
         }
@@ -150,9 +161,12 @@ pub const CHROMIUM_FLAGS: [&str; 9] = [
     "--disable-dev-shm-usage",
 ];
 
-fn start(chromium: &Path, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+fn start(chromium: &Path, url: &str, profile: &Path, log: &Path, cpus: Option<&[usize]>) -> anyhow::Result<KillOnDrop> {
     let log_file = std::fs::File::create(log).context("cannot create Chromium's log file")?;
     let mut cmd = Command::new(chromium);
+    if let Some(cpus) = cpus {
+        crate::placement::pin_command(&mut cmd, cpus).context("cannot place Chromium on its CPUs")?;
+    }
     cmd.args(CHROMIUM_FLAGS)
         .args(["--disable-extensions", "--window-size=1280,2000"])
         .arg(format!("--user-data-dir={}", profile.display()))

@@ -108,6 +108,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if cfg!(debug_assertions) {
         eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");
     }
+    // Before pinning: a browser placed with `--browser-pin none` gets every CPU this process could use.
+    let allowed = placement::current_thread_cpus().unwrap_or_default();
     let plan = placement::plan(options.pin).map_err(|e| Usage(e.0))?;
     let client_cpus = match plan.client_cpu {
         // Pin before starting anything: the server process and client threads inherit, then the server re-pins.
@@ -126,7 +128,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         _ => Some(ChildServer::start(plan.server_cpu, &extra)?),
     };
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let placement = placement::record(plan.pin, client_cpus, server_cpus);
+    let browser_cpus = match &options.browser {
+        Some(b) if cfg!(target_os = "linux") => {
+            Some(placement::browser_cpus(b.pin, &allowed, server_cpus.as_deref()).map_err(|e| Usage(e.0))?)
+        }
+        _ => None,
+    };
+    let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
         (None, Some(s)) => s.url.clone(),
@@ -140,7 +148,10 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let native = measure(options, &url, &stop, header);
     let browser = match (&options.browser, &server) {
-        (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, &stop)),
+        (Some(b), Some(s)) if !native.stopped => {
+            let placed = browser_cpus.as_deref().map(|cpus| (b.pin, cpus, server_cpus.clone()));
+            Some(run_browser(options, b, s, &url, placed, &stop))
+        }
         _ => None,
     };
     drop(server);
@@ -168,12 +179,17 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan.
+/// Where Chromium runs: the policy, its CPUs, and the server's (for the report's placement).
+type BrowserPlacement<'a> = (httpbench_shared::model::Pin, &'a [usize], Option<Vec<usize>>);
+
+/// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan; the browser
+/// report records where Chromium ran.
 fn run_browser(
     options: &RunOptions,
     b: &options::BrowserOptions,
     server: &ChildServer,
     target: &url::Url,
+    placed: Option<BrowserPlacement<'_>>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
     let page = browser::PageRun {
@@ -186,7 +202,13 @@ fn run_browser(
     if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
     }
-    browser::run(&b.chromium, &page.url(), server.saved_results(), page.timeout(), stop)
+    let cpus = placed.as_ref().map(|(_, cpus, _)| *cpus);
+    let run = browser::run(&b.chromium, &page.url(), server.saved_results(), page.timeout(), cpus, stop)?;
+    let mut report = run.report;
+    if let Some((pin, _, server_cpus)) = placed {
+        report.environment.placement = Some(placement::record(pin, run.cpus, server_cpus));
+    }
+    Ok(report)
 }
 
 /// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second

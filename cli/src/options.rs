@@ -53,6 +53,8 @@ pub struct BrowserOptions {
     pub clients: Vec<&'static str>,
     /// The built page.
     pub page_dir: PathBuf,
+    /// Chromium's placement, relative to the embedded server.
+    pub pin: Pin,
 }
 
 fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
@@ -81,7 +83,7 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
         None => default_page_dir()
             .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?,
     };
-    Ok(Some(BrowserOptions { chromium, clients, page_dir }))
+    Ok(Some(BrowserOptions { chromium, clients, page_dir, pin: a.browser_pin }))
 }
 
 /// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.

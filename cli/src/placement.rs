@@ -80,6 +80,30 @@ pub fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
     sys::process_cpus(pid)
 }
 
+/// The CPUs for a browser placed by `pin` relative to the embedded server on `server` (among `allowed`, the
+/// CPUs this process could use before pinning): `none` every allowed CPU, as a browser runs for a user;
+/// `same` the server's CPUs; `split` every allowed CPU but the server's. Chromium is several processes that
+/// pass every request along, so squeezing it onto one CPU halves its rate (TOOLCHAIN.md, issue 14).
+pub fn browser_cpus(pin: Pin, allowed: &[usize], server: Option<&[usize]>) -> Result<Vec<usize>, PlacementError> {
+    let server = server.unwrap_or_default();
+    let cpus: Vec<usize> = match pin {
+        Pin::None => allowed.to_vec(),
+        Pin::Same => server.to_vec(),
+        Pin::Split => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
+    };
+    if cpus.is_empty() {
+        return Err(PlacementError(format!(
+            "--browser-pin {pin}: no CPU left for the browser (allowed {allowed:?}, server {server:?}): use --browser-pin none"
+        )));
+    }
+    Ok(cpus)
+}
+
+/// Start `cmd`'s process on `cpus` only (it and every process it starts inherit the mask).
+pub fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> std::io::Result<()> {
+    sys::pin_command(cmd, cpus)
+}
+
 /// The 1-minute load average, where the OS tells it.
 pub fn load_average() -> Option<f64> {
     let mut loads = [0f64; 3];
@@ -126,7 +150,7 @@ mod sys {
         get(libc::pid_t::try_from(pid).map_err(|_| io::Error::other("pid out of range"))?)
     }
 
-    pub fn set_current_thread_cpus(cpus: &[usize]) -> io::Result<()> {
+    fn set_of(cpus: &[usize]) -> io::Result<libc::cpu_set_t> {
         // SAFETY: as above; CPU_SET writes inside the set for cpu < CPU_SETSIZE, checked first.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         for &c in cpus {
@@ -135,11 +159,28 @@ mod sys {
             }
             unsafe { libc::CPU_SET(c, &mut set) };
         }
-        // pid 0 is the calling thread.
-        let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+        Ok(set)
+    }
+
+    fn apply(set: &libc::cpu_set_t) -> io::Result<()> {
+        // SAFETY: pid 0 is the calling thread; the set is a valid cpu_set_t of the size passed.
+        let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
         if rc != 0 {
             return Err(io::Error::last_os_error());
         }
+        Ok(())
+    }
+
+    pub fn set_current_thread_cpus(cpus: &[usize]) -> io::Result<()> {
+        apply(&set_of(cpus)?)
+    }
+
+    pub fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> io::Result<()> {
+        use std::os::unix::process::CommandExt;
+        // Built before the fork: between fork and exec only the system call runs.
+        let set = set_of(cpus)?;
+        // SAFETY: sched_setaffinity is async-signal-safe and touches only the child.
+        unsafe { cmd.pre_exec(move || apply(&set)) };
         Ok(())
     }
 }
@@ -163,6 +204,9 @@ mod sys {
     pub fn set_current_thread_cpus(_cpus: &[usize]) -> io::Result<()> {
         unsupported()
     }
+    pub fn pin_command(_cmd: &mut std::process::Command, _cpus: &[usize]) -> io::Result<()> {
+        unsupported()
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -177,6 +221,27 @@ mod tests {
         let got = std::thread::spawn(move || pin_current_thread(target).unwrap()).join().unwrap();
         assert_eq!(got, vec![target]);
         assert_eq!(current_thread_cpus().unwrap(), allowed, "other threads are untouched");
+    }
+
+    #[test]
+    fn the_browser_is_placed_relative_to_the_server() {
+        let allowed = [0, 1, 2];
+        assert_eq!(browser_cpus(Pin::None, &allowed, Some(&[1])).unwrap(), [0, 1, 2]);
+        assert_eq!(browser_cpus(Pin::Same, &allowed, Some(&[1])).unwrap(), [1]);
+        assert_eq!(browser_cpus(Pin::Split, &allowed, Some(&[1])).unwrap(), [0, 2]);
+        let e = browser_cpus(Pin::Split, &[1], Some(&[1])).unwrap_err();
+        assert!(e.0.contains("--browser-pin split"), "{e}");
+    }
+
+    #[test]
+    fn a_command_starts_on_the_cpus_given() {
+        let allowed = current_thread_cpus().unwrap();
+        let cpu = *allowed.last().unwrap();
+        let mut cmd = std::process::Command::new("grep");
+        cmd.args(["Cpus_allowed_list", "/proc/self/status"]);
+        pin_command(&mut cmd, &[cpu]).unwrap();
+        let out = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+        assert_eq!(out.split_whitespace().last(), Some(cpu.to_string().as_str()), "{out}");
     }
 
     #[test]

@@ -76,9 +76,11 @@ pub struct Environment {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
-    /// The policy asked for with `--pin`.
+    /// The policy asked for with `--pin` (natively) or `--browser-pin` (for the browser, relative to the
+    /// embedded server).
     pub pin: Pin,
-    /// CPUs the measuring thread (and the client threads it starts) could run on, read back after pinning.
+    /// CPUs the measuring thread (and the client threads it starts) could run on, read back after pinning;
+    /// in a browser report, the CPUs Chromium's processes could run on.
     pub client_cpus: Vec<u32>,
     /// CPUs the embedded server process could run on, read back; null for an external URL, which cannot be
     /// pinned.
@@ -90,6 +92,7 @@ pub struct Placement {
 /// CPU placement policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Pin {
     /// Client and server pinned to one and the same CPU.
@@ -126,6 +129,13 @@ impl Placement {
             None => "server not pinnable (external URL)".to_string(),
         };
         format!("pin {} (client CPUs {}, {server})", self.pin, list(&self.client_cpus))
+    }
+
+    /// One phrase for a browser report: `--browser-pin none (Chromium CPUs 0,1, server CPUs 1)`.
+    pub fn describe_browser(&self) -> String {
+        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let server = self.server_cpus.as_deref().map(|s| format!(", server CPUs {}", list(s))).unwrap_or_default();
+        format!("--browser-pin {} (Chromium CPUs {}{server})", self.pin, list(&self.client_cpus))
     }
 }
 

@@ -92,7 +92,10 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
         sources.iter().filter_map(|s| s.report.environment.placement.as_ref().map(|p| (s, p))).collect();
     for (s, p) in &placed {
         let tag = s.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
-        let mut line = format!("note: {tag}placement: {}", p.describe());
+        let mut line = match s.report.environment.kind {
+            EnvironmentKind::Native => format!("note: {tag}placement: {}", p.describe()),
+            EnvironmentKind::Browser => format!("note: {tag}browser placement: {}", p.describe_browser()),
+        };
         if let Some(n) = s.report.environment.cpus_online {
             line.push_str(&format!("; {n} CPUs online"));
         }
@@ -102,23 +105,28 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
         line.push('.');
         out.push(line);
     }
-    let differs = placed.windows(2).any(|w| {
-        let (a, b) = (w[0].1, w[1].1);
-        a.pin != b.pin || a.client_cpus != b.client_cpus || a.server_cpus != b.server_cpus
-    });
-    if differs {
-        let each: Vec<String> = placed
-            .iter()
-            .enumerate()
-            .map(|(i, (s, p))| {
-                format!("{}: {}", s.tag.map(str::to_string).unwrap_or_else(|| format!("#{}", i + 1)), p.pin)
-            })
-            .collect();
-        out.push(format!(
-            "warning: these reports ran under different CPU placements ({}): placement alone can change loopback \
-             rates several-fold, so compare runs made with the same --pin.",
-            each.join(", ")
-        ));
+    // A browser is placed as it runs for a user, not as a single-threaded client is: native and browser
+    // placements differ by design, so only reports of one environment are held to the same placement.
+    for kind in [EnvironmentKind::Native, EnvironmentKind::Browser] {
+        let group: Vec<(usize, &(&Source<'_>, &crate::model::Placement))> =
+            placed.iter().enumerate().filter(|(_, (s, _))| s.report.environment.kind == kind).collect();
+        let differs = group.windows(2).any(|w| {
+            let (a, b) = (w[0].1 .1, w[1].1 .1);
+            a.pin != b.pin || a.client_cpus != b.client_cpus || a.server_cpus != b.server_cpus
+        });
+        if differs {
+            let each: Vec<String> = group
+                .iter()
+                .map(|(i, (s, p))| {
+                    format!("{}: {}", s.tag.map(str::to_string).unwrap_or_else(|| format!("#{}", i + 1)), p.pin)
+                })
+                .collect();
+            out.push(format!(
+                "warning: these reports ran under different CPU placements ({}): placement alone can change \
+                 loopback rates several-fold, so compare runs made with the same --pin.",
+                each.join(", ")
+            ));
+        }
     }
     out
 }

@@ -226,3 +226,27 @@ fn a_debug_build_warns() {
     let w = warnings(&report(case(cv, outliers, p50), 5_000.0, "debug"));
     assert!(w.contains("is a debug build: its figures are meaningless"), "{w}");
 }
+
+/// A browser runs where a browser runs: native and browser placements differ by design and are only noted;
+/// two reports of one environment under different placements still warn.
+#[test]
+fn placements_are_compared_within_an_environment_only() {
+    use httpbench_shared::model::{Pin, Placement};
+    let placed = |kind, pin, cpus: Vec<u32>| {
+        let mut r = fixture::report(kind);
+        r.environment.placement =
+            Some(Placement { pin, client_cpus: cpus, server_cpus: Some(vec![1]), load_average_1m: None });
+        r
+    };
+    let native = placed(EnvironmentKind::Native, Pin::Split, vec![0]);
+    let browser = placed(EnvironmentKind::Browser, Pin::None, vec![0, 1]);
+    let sources = [Source::new(&native), Source::new(&browser)];
+    let text = notes(&sources, &rows(&sources)).join("\n");
+    assert!(text.contains("note: browser placement: --browser-pin none (Chromium CPUs 0,1, server CPUs 1)"), "{text}");
+    assert!(text.contains("note: placement: pin split (client CPUs 0, server CPUs 1)"), "{text}");
+    assert!(!text.contains("different CPU placements"), "{text}");
+    let other = placed(EnvironmentKind::Browser, Pin::Split, vec![0]);
+    let sources = [Source::new(&native), Source::new(&browser), Source::new(&other)];
+    let text = notes(&sources, &rows(&sources)).join("\n");
+    assert!(text.contains("different CPU placements (#2: none, #3: split)"), "{text}");
+}
