@@ -208,3 +208,30 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
     let shot = screenshot(&tab, 1280, "browser-vs-native.png");
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot at {}", shot.display());
 }
+
+/// `scripts/run.sh --browser` builds the page through scripts/ensure-page.sh exactly when it is missing or
+/// older than its sources (here checked with its dry run against a dist/ of our own, by file times).
+#[test]
+fn the_page_is_rebuilt_only_when_missing_or_older_than_its_sources() {
+    let dist = scratch("ensure-page");
+    let verdict = || {
+        let out = std::process::Command::new("bash")
+            .arg(root().join("scripts/ensure-page.sh"))
+            .arg("--dry-run")
+            .env("DIST", &dist)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(verdict(), "page: stale", "no dist/index.html");
+    let index = dist.join("index.html");
+    std::fs::write(&index, "<!doctype html>").unwrap();
+    let touch = |when: &str| {
+        assert!(std::process::Command::new("touch").args(["-d", when]).arg(&index).status().unwrap().success())
+    };
+    touch("2100-01-01");
+    assert_eq!(verdict(), "page: up to date", "newer than every source");
+    touch("2000-01-01");
+    assert_eq!(verdict(), "page: stale", "older than its sources");
+}

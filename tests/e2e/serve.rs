@@ -99,11 +99,11 @@ fn a_missing_page_says_how_to_build_it() {
     let text = String::from_utf8_lossy(&body);
     // Without --page-dir, a dist/ beside the repository is found if one was built; otherwise the message.
     if head.starts_with("HTTP/1.1 404") {
-        assert!(text.contains("trunk build --release"), "{text}");
+        assert!(text.contains("scripts/run.sh --browser"), "{text}");
     }
     let (code, _, err) = crate::helpers::run(&["serve", "--port", "0", "--page-dir", "/nonexistent-page"]);
     assert_eq!(code, 2);
-    assert!(err.contains("/nonexistent-page") && err.contains("trunk build"), "{err}");
+    assert!(err.contains("/nonexistent-page") && err.contains("scripts/run.sh --browser"), "{err}");
 }
 
 #[test]

@@ -13,8 +13,8 @@ use super::body::TargetBody;
 pub const PREFIX: &str = "/app";
 
 /// How to build the page, for messages.
-pub const HOW_TO_BUILD: &str =
-    "build it with `trunk build --release` in the repository (scripts/test.sh does), or pass --page-dir DIR";
+pub const HOW_TO_BUILD: &str = "run `scripts/run.sh --browser ...` from the repository (it installs the page's \
+     tools and builds dist/), or build it with scripts/setup-web.sh then scripts/build-page.sh, or pass --page-dir DIR";
 
 /// Answer a GET under [`PREFIX`]: `path` is the request path, `dir` the page directory if any.
 pub fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
