@@ -15,12 +15,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
-SECTIONS=${SECTIONS:-1 2 3 4 5 6}
+SECTIONS=${SECTIONS:-1 2 3 4 5 6 7}
 case $ROUNDS in '' | *[!0-9]* | 0) echo "error: ROUNDS '$ROUNDS' is not a positive whole number (e.g. 5)" >&2; exit 2 ;; esac
 for s in $SECTIONS; do
-  case $s in [1-6]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-6, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
+  case $s in [1-7]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-7, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
 done
-HTTPBENCH_EXTRA_APT="nginx-light wrk gcc" bash scripts/setup.sh
+HTTPBENCH_EXTRA_APT="nginx-light wrk gcc strace valgrind" bash scripts/setup.sh
 cargo build --release -p httpbench --quiet
 BIN=$PWD/target/release/httpbench
 SEED=$(cd .. && pwd)/shared/www_bench.pl
@@ -172,6 +172,35 @@ PY
 else
   echo "dist/ is not built: run 'trunk build --release' (scripts/test.sh does) to include the page's size"
 fi
+}
+
+section_7() {
+# Figure 1 by counts instead of time, so the machine's noise cannot hide a loss: system calls (strace -c -f)
+# and user-space instructions (callgrind's Ir) per request, httpbench's raw client against bench/rawloop.c.
+# Each program runs twice, with N1 and N2 requests and no warm-up; the difference divided by N2 - N1 is the
+# per-request cost without start-up (process start, the report, libc's and Rust's initialisation).
+echo; echo "== 7. harness overhead by counts: system calls and instructions per request (raw vs rawloop.c)"
+local n1=500 n2=1500
+h_cmd() { echo "$BIN" run "$EMB" --clients raw --mode "$1" -n "$2" --rounds 1 --warmup 0 --pin none --format csv --no-progress; }
+l_cmd() { echo "$work/rawloop" 127.0.0.1 "$EMB_PORT" / "$1" "$2" 0; }
+calls() { strace -c -f -o "$work/strace.txt" $("$1" "$2" "$3") >/dev/null 2>&1; awk '$NF == "total" { print $4 }' "$work/strace.txt"; }
+instrs() { valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" $("$1" "$2" "$3") >/dev/null 2>&1; awk '/^summary:/ { print $2 }' "$work/cg.out"; }
+for mode in reuse fresh; do
+  hs=$(( ($(calls h_cmd $mode $n2) - $(calls h_cmd $mode $n1)) ))
+  ls=$(( ($(calls l_cmd $mode $n2) - $(calls l_cmd $mode $n1)) ))
+  hi=$(( ($(instrs h_cmd $mode $n2) - $(instrs h_cmd $mode $n1)) ))
+  li=$(( ($(instrs l_cmd $mode $n2) - $(instrs l_cmd $mode $n1)) ))
+  python3 - "$mode" "$((n2 - n1))" "$hs" "$ls" "$hi" "$li" <<'PY'
+import sys
+mode, n, hs, ls, hi, li = sys.argv[1], *map(int, sys.argv[2:])
+print(f"{mode}: system calls per request raw {hs / n:.2f} vs loop {ls / n:.2f} (goal: equal); "
+      f"instructions per request raw {hi / n:.0f} vs loop {li / n:.0f}, {(hi - li) / n:+.0f} "
+      f"(goal: under +2000)")
+PY
+  strace -c -f -o "$work/strace-$mode.txt" $(h_cmd $mode $n2) >/dev/null 2>&1
+  echo "  raw's most frequent system calls, $n2 requests ($mode):" \
+    "$(awk 'NR > 2 && $NF != "total" && $4 ~ /^[0-9]+$/ { print $4, $NF }' "$work/strace-$mode.txt" | sort -rn | head -6 | tr '\n' ' ')"
+done
 }
 
 for s in $SECTIONS; do "section_$s"; done
