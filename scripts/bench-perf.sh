@@ -139,11 +139,13 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
   if command -v chromium >/dev/null; then
     # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
     # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
-    # Two placements: `split` confines every Chromium process to CPU 0 (the server has CPU 1), so CPU the page
-    # spends while a request is in flight delays the network stack too; `none` lets the OS place them.
-    for pin in split none; do
-      echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, --pin $pin, one interleaved run of 10 x 200 requests:"
-      "$BIN" run --browser --pin "$pin" --clients raw --mode both -n 2000 --rounds 10 --warmup 50 \
+    # Two placements of Chromium (the native client and the server under --pin split either way): `none`, the
+    # default, gives Chromium every CPU as a browser runs for a user; `split` confines every Chromium process
+    # to the CPU the server does not use, so CPU the page spends while a request is in flight delays the
+    # network stack too (and Chromium's processes pass every request along on one CPU: about half the rate).
+    for pin in none split; do
+      echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, --browser-pin $pin, one interleaved run of 10 x 200 requests:"
+      "$BIN" run --browser --pin split --browser-pin "$pin" --clients raw --mode both -n 2000 --rounds 10 --warmup 50 \
         --browser-clients fetch,js-fetch --page-dir dist --format csv --no-progress --export-json "$work/page-$pin.json" \
         >/dev/null 2>&1
       python3 - "$work/page-$pin.json" <<'PY'
@@ -170,7 +172,7 @@ PY
     fi
   fi
 else
-  echo "dist/ is not built: run 'trunk build --release' (scripts/test.sh does) to include the page's size"
+  echo "dist/ is not built: run scripts/ensure-page.sh (scripts/run.sh --browser and scripts/test.sh do) to include the page"
 fi
 }
 
