@@ -1,53 +1,56 @@
-//! Runs the browser cases on the CLI's schedule (`httpbench_shared::schedule`): warm-up of every case, then
-//! each case in rounds, round-robin across cases. It mirrors the CLI's runner, made async: each request is
-//! timed with `performance.now()` (`SystemClock`) around the awaited call, every outcome goes to `shared`'s
-//! `Recorder`, and the finished cases become a `Report` of the CLI's schema. `js-fetch` runs a whole round in
-//! JavaScript and hands back its timings. Between rounds the page yields to the event loop.
+//! Runs the browser cases by driving shared's run session (`httpbench_shared::session::Session`), the same
+//! sans-IO core the CLI's runner drives: the session says what to run next (every case's warm-up, then the
+//! rounds, interleaved) and how much a round may use (a request count or a share of the duration); this
+//! module makes the requests, reads the clock (`performance.now()` through `SystemClock`) around each awaited
+//! call, and hands every outcome, every round's wall time and the Resource Timing phases back. The session
+//! builds the report and the histograms; the page never walks the schedule or assembles a `Report` itself.
+//! `js-fetch` runs its requests in JavaScript, in stretches, and hands back their timings. Between rounds the
+//! page yields to the event loop.
 //!
 //! Progress inside a round is reported at most once per [`PROGRESS_INTERVAL`], for every client alike (the
 //! JavaScript loop hands back control on the same cadence). Each report repaints part of the page, and in
 //! headless Chromium a repaint cost ~40 ms of the CPU the network stack needs: reporting every 50 requests
 //! made the wasm `fetch` measure 0.75x `js-fetch` (which reported only per round), against 0.96-1.00 without.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use httpbench_shared::clock::{Clock, SystemClock};
-use httpbench_shared::model::{Report, Settings, Target, Tool, SCHEMA_VERSION};
-use httpbench_shared::schedule::Budget;
-use httpbench_shared::stats::Bin;
-use httpbench_shared::{Mode, Recorder};
+use httpbench_shared::model::{Environment, Target, Tool};
+use httpbench_shared::session::{CaseKey, Finished, Header, RoundBudget, Session, Step};
 
 use crate::browser;
 use crate::clients::{js_fetch, Client, Driver, TIMEOUT_MS};
 use crate::settings::{url_for, RunSettings};
 
-/// Bins of each case's latency histogram.
-pub const HISTOGRAM_BINS: usize = 30;
 /// Least wall time between two progress reports inside a round (each one repaints part of the page).
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Where a run is, for the progress bar.
-#[derive(Debug, Clone, PartialEq)]
+/// Where a run is, for the status line and the progress bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Progress {
     /// What runs now, e.g. `round 2/5 fetch/reuse`.
     pub stage: String,
     /// Requests made so far, warm-up included.
-    pub done: u64,
-    /// Requests the whole run will make.
-    pub total: u64,
+    pub requests: u64,
+    /// Requests the whole run will make, when it runs by count; a duration's is unknown in advance.
+    pub total_requests: Option<u64>,
+    /// Rounds finished so far, over every case.
+    pub rounds_done: u64,
+    /// Rounds of the whole run, over every case.
+    pub rounds_total: u64,
 }
 
-/// What a run produced.
-#[derive(Debug, Clone)]
-pub struct RunResult {
-    /// The result file.
-    pub report: Report,
-    /// Latency histogram of each case of `report.cases`, in the same order.
-    pub histograms: Vec<Vec<Bin>>,
-    /// Whether the run was cancelled (the report then holds the cases measured so far).
-    pub cancelled: bool,
+impl Progress {
+    /// What a progress bar shows, as (done, total): requests when the run's total is known (a count), else
+    /// rounds (a duration), the one total a timed run knows for sure.
+    pub fn bar(&self) -> (u64, u64) {
+        match self.total_requests {
+            Some(total) => (self.requests, total),
+            None => (self.rounds_done, self.rounds_total),
+        }
+    }
 }
 
 /// Stops a run after its current request; cloned handles stop the same run.
@@ -76,158 +79,80 @@ impl Cancel {
     }
 }
 
+/// One case of the session, ready to request.
 struct CaseRun {
-    driver: Driver,
-    mode: Mode,
-    name: String,
+    /// `client/mode`, for progress.
+    label: String,
+    /// `None` only for a name this build cannot run, which the settings' check already refuses: such a case
+    /// would measure nothing, and the session leaves cases without requests out of the report.
+    driver: Option<Driver>,
     /// The request URL as Resource Timing names it.
     entry_name: String,
-    recorder: Recorder,
 }
 
 impl CaseRun {
-    fn label(&self) -> String {
-        format!("{}/{}", self.name, self.mode)
+    fn new(key: &CaseKey, target: &str) -> Self {
+        let url = url_for(target, key.mode);
+        let client = Client::from_name(&key.client);
+        let mut entry_name = crate::timing::entry_name(&url);
+        if client == Some(Client::Gloo) && url.contains('?') {
+            // gloo-net 0.6 re-appends its own (empty) query: it requests `?close=1&`, which the server reads
+            // the same, and Resource Timing names the entry so.
+            entry_name.push('&');
+        }
+        CaseRun { label: key.label(), driver: client.map(|c| Driver::new(c, url, key.mode)), entry_name }
     }
 }
 
-/// Measure every (client, mode) case of `settings`; `progress` hears about each stage and every few requests.
-pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> RunResult {
+/// Measure every (client, mode) case of `settings`; `progress` hears about each stage and, inside a round,
+/// at most once per [`PROGRESS_INTERVAL`]. A cancel keeps what was measured (`Finished::stopped`).
+pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
     let environment = browser::environment(&settings.clients);
-    let plan = settings.plan();
-    let mut cases: Vec<CaseRun> = Vec::new();
-    for name in &settings.clients {
-        let Some(client) = Client::from_name(name) else { continue };
-        for &mode in &settings.modes {
-            let url = url_for(&settings.target, mode);
-            let mut entry_name = crate::timing::entry_name(&url);
-            if client == Client::Gloo && url.contains('?') {
-                // gloo-net 0.6 re-appends its own (empty) query: it requests `?close=1&`, which the server
-                // reads the same, and Resource Timing names the entry so.
-                entry_name.push('&');
+    let timeout = Duration::from_millis(TIMEOUT_MS.into());
+    let session = Session::new(settings.plan, settings.clients.clone(), settings.modes.clone(), Some(timeout));
+    let cases: Vec<CaseRun> = session.cases().into_iter().map(|key| CaseRun::new(key, &settings.target)).collect();
+    let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
+    loop {
+        if cancel.is_cancelled() {
+            runner.session.stop();
+        }
+        match runner.session.next_step() {
+            Step::Warmup { case, requests } => {
+                runner.meter.stage(format!("warm-up {}", cases[case].label));
+                let done = warm_up(&cases[case], requests, cancel).await;
+                runner.meter.requests(done);
             }
-            cases.push(CaseRun {
-                driver: Driver::new(client, url, mode),
-                mode,
-                name: name.clone(),
-                entry_name,
-                recorder: Recorder::new(),
-            });
+            Step::Round { case, round, budget } => {
+                let rounds = runner.session.plan().rounds;
+                runner.meter.stage(format!("round {}/{rounds} {}", round + 1, cases[case].label));
+                browser::yield_now().await;
+                runner.round(&cases[case], case, budget).await;
+                runner.meter.round_done();
+            }
+            Step::Done => break,
         }
     }
-    let total = cases.len() as u64 * (settings.warmup + settings.count);
-    let done = Rc::new(Cell::new(0u64));
-    let report_progress = |stage: &str| progress(Progress { stage: stage.to_string(), done: done.get(), total });
-    for case in &cases {
-        if cancel.is_cancelled() {
-            break;
-        }
-        report_progress(&format!("warm-up {}", case.label()));
-        warm_up(case, settings.warmup, cancel).await;
-        done.set(done.get() + settings.warmup);
-    }
-    let clock = SystemClock::new();
-    let order = plan.order(cases.len());
-    for (index, round) in order {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let case = &mut cases[index];
-        let stage = format!("round {}/{} {}", round + 1, plan.rounds, case.label());
-        report_progress(&stage);
-        browser::yield_now().await;
-        let tick = RefCell::new(|n: u64| {
-            done.set(done.get() + n);
-            report_progress(&stage);
-        });
-        run_round(case, plan.budget(round), &clock, cancel, &|n| (tick.borrow_mut())(n)).await;
-    }
-    finish(settings, environment, cases, cancel.is_cancelled())
+    runner.session.finish(header(settings, environment))
 }
 
-async fn warm_up(case: &CaseRun, n: u64, cancel: &Cancel) {
-    if case.driver.client() == Client::JsFetch {
-        js_fetch::round(case.driver.url(), u32::try_from(n).unwrap_or(u32::MAX), &cancel.js, None).await;
-        return;
+/// Warm-up requests of a case, untimed; returns how many were made (fewer after a cancel).
+async fn warm_up(case: &CaseRun, n: u64, cancel: &Cancel) -> u64 {
+    let Some(driver) = &case.driver else { return 0 };
+    if driver.client() == Client::JsFetch {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        return js_fetch::round(driver.url(), n, &cancel.js, None).await.len() as u64;
     }
-    for _ in 0..n {
-        if cancel.is_cancelled() {
-            break;
-        }
-        case.driver.request().await;
-    }
-}
-
-/// One round of a case: requests until the budget is spent, each timed alone; the round's wall time too.
-async fn run_round(case: &mut CaseRun, budget: Budget, clock: &SystemClock, cancel: &Cancel, tick: &dyn Fn(u64)) {
-    let Budget::Requests(n) = budget else { return };
-    crate::timing::prepare(n);
-    let start = clock.now();
-    let done = if case.driver.client() == Client::JsFetch {
-        js_round(case, n, cancel, tick).await
-    } else {
-        wasm_round(case, budget, clock, start, cancel, tick).await
-    };
-    let wall: Duration = clock.now() - start;
-    if done > 0 {
-        case.recorder.end_round(wall);
-    }
-    crate::timing::collect(&case.entry_name, &mut case.recorder);
-}
-
-/// A round of a wasm client that began at `start` on `clock`; returns the requests made.
-async fn wasm_round(
-    case: &mut CaseRun,
-    budget: Budget,
-    clock: &SystemClock,
-    start: Duration,
-    cancel: &Cancel,
-    tick: &dyn Fn(u64),
-) -> u64 {
-    let (mut done, mut reported, mut last_report) = (0u64, 0u64, start);
-    while budget.wants_more(done, clock.now() - start) && !cancel.is_cancelled() {
-        let t0 = clock.now();
-        let outcome = case.driver.request().await;
-        let t1 = clock.now();
-        case.recorder.record(&outcome, t1 - t0);
-        done += 1;
-        if t1 - last_report >= PROGRESS_INTERVAL {
-            tick(done - reported);
-            (reported, last_report) = (done, t1);
-        }
-    }
-    tick(done - reported);
-    done
-}
-
-/// A round of `js-fetch`: the JavaScript loop runs in stretches of [`PROGRESS_INTERVAL`], handing back its
-/// timings after each, so its progress is reported on the wasm clients' cadence. Returns the requests made.
-async fn js_round(case: &mut CaseRun, n: u64, cancel: &Cancel, tick: &dyn Fn(u64)) -> u64 {
-    let mut done = 0u64;
+    let mut done = 0;
     while done < n && !cancel.is_cancelled() {
-        let left = u32::try_from(n - done).unwrap_or(u32::MAX);
-        let requests = js_fetch::round(case.driver.url(), left, &cancel.js, Some(PROGRESS_INTERVAL)).await;
-        if requests.is_empty() {
-            break;
-        }
-        for (outcome, latency) in &requests {
-            case.recorder.record(outcome, *latency);
-        }
-        done += requests.len() as u64;
-        tick(requests.len() as u64);
+        driver.request().await;
+        done += 1;
     }
     done
 }
 
-fn finish(
-    settings: &RunSettings,
-    environment: httpbench_shared::Environment,
-    cases: Vec<CaseRun>,
-    cancelled: bool,
-) -> RunResult {
-    let measured: Vec<CaseRun> = cases.into_iter().filter(|c| c.recorder.iterations() > 0).collect();
-    let report = Report {
-        schema_version: SCHEMA_VERSION,
+/// Who wrote the report, where it ran, what it requested: what the session cannot know.
+fn header(settings: &RunSettings, environment: Environment) -> Header {
+    Header {
         tool: Tool {
             name: crate::TOOL_NAME.into(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -235,18 +160,120 @@ fn finish(
         },
         environment,
         target: Target { url: settings.target.clone(), embedded_server: false },
-        settings: Settings {
-            count: Some(settings.count),
-            duration_secs: None,
-            rounds: settings.rounds,
-            interleave: true,
-            warmup: settings.warmup,
-            modes: settings.modes.clone(),
-            clients: settings.clients.clone(),
-            timeout_ms: Some(TIMEOUT_MS.into()),
-        },
-        cases: measured.iter().map(|c| c.recorder.finish(&c.name, c.mode, None)).collect(),
-    };
-    let histograms = measured.iter().map(|c| c.recorder.histogram(HISTOGRAM_BINS)).collect();
-    RunResult { report, histograms, cancelled }
+    }
+}
+
+/// Counts what the run did and hands it to the progress callback when asked to.
+struct Meter<'a> {
+    progress: Progress,
+    report: &'a dyn Fn(Progress),
+}
+
+impl<'a> Meter<'a> {
+    fn new(session: &Session, report: &'a dyn Fn(Progress)) -> Self {
+        let total_requests = session.measured_requests().map(|n| n.saturating_add(session.warmup_requests()));
+        let rounds_total = session.cases().len() as u64 * u64::from(session.plan().rounds);
+        let progress = Progress { stage: String::new(), requests: 0, total_requests, rounds_done: 0, rounds_total };
+        Meter { progress, report }
+    }
+
+    /// A new stage begins: report it.
+    fn stage(&mut self, stage: String) {
+        self.progress.stage = stage;
+        self.send();
+    }
+
+    /// `n` more requests were made (reported with the next report).
+    fn requests(&mut self, n: u64) {
+        self.progress.requests += n;
+    }
+
+    /// A round ended: report it.
+    fn round_done(&mut self) {
+        self.progress.rounds_done += 1;
+        self.send();
+    }
+
+    fn send(&self) {
+        (self.report)(self.progress.clone());
+    }
+}
+
+/// The session and what a round needs beside it.
+struct Runner<'a> {
+    session: Session,
+    clock: SystemClock,
+    cancel: &'a Cancel,
+    meter: Meter<'a>,
+}
+
+impl Runner<'_> {
+    /// One round of case `index`: requests while `budget` wants more, each timed alone and recorded; then the
+    /// round's wall time, and the Resource Timing phases read after the timed part.
+    async fn round(&mut self, case: &CaseRun, index: usize, budget: RoundBudget) {
+        crate::timing::prepare(budget);
+        let start = self.clock.now();
+        match &case.driver {
+            Some(driver) if driver.client() == Client::JsFetch => self.js_round(driver, index, budget, start).await,
+            Some(driver) => self.wasm_round(driver, index, budget, start).await,
+            None => {}
+        }
+        let wall = self.clock.now() - start;
+        self.session.end_round(index, wall, None);
+        for phases in crate::timing::collect(&case.entry_name) {
+            self.session.record_phases(index, phases.connect, phases.ttfb);
+        }
+    }
+
+    /// A round of a wasm client that began at `start`.
+    async fn wasm_round(&mut self, driver: &Driver, index: usize, budget: RoundBudget, start: Duration) {
+        let (mut done, mut last_report) = (0u64, start);
+        while budget.wants_more(done, self.clock.now() - start) && !self.cancel.is_cancelled() {
+            let t0 = self.clock.now();
+            let outcome = driver.request().await;
+            let t1 = self.clock.now();
+            self.session.record(index, &outcome, t1 - t0);
+            done += 1;
+            self.meter.requests(1);
+            if t1 - last_report >= PROGRESS_INTERVAL {
+                self.meter.send();
+                last_report = t1;
+            }
+        }
+    }
+
+    /// A round of `js-fetch` that began at `start`: the JavaScript loop runs in stretches of at most
+    /// [`PROGRESS_INTERVAL`], handing back its timings after each, so its progress is reported on the wasm
+    /// clients' cadence and a timed round ends when its time is spent, as theirs does.
+    async fn js_round(&mut self, driver: &Driver, index: usize, budget: RoundBudget, start: Duration) {
+        let mut done = 0u64;
+        loop {
+            let elapsed = self.clock.now() - start;
+            if !budget.wants_more(done, elapsed) || self.cancel.is_cancelled() {
+                break;
+            }
+            let (n, stretch) = js_stretch(budget, done, elapsed);
+            let requests = js_fetch::round(driver.url(), n, &self.cancel.js, Some(stretch)).await;
+            if requests.is_empty() {
+                break; // stopped, or the loop could not run at all
+            }
+            for (outcome, latency) in &requests {
+                self.session.record(index, outcome, *latency);
+            }
+            done += requests.len() as u64;
+            self.meter.requests(requests.len() as u64);
+            self.meter.send();
+        }
+    }
+}
+
+/// The next JavaScript stretch of a round that has made `done` requests in `elapsed`: (requests, time). A
+/// count's stretch may make the requests left, for at most [`PROGRESS_INTERVAL`]. A timed round's has no
+/// count of its own (`u32::MAX`) and lasts the round's time left or [`PROGRESS_INTERVAL`], whichever is less;
+/// the loop makes at least one request even when no time is left, so a round never ends empty.
+fn js_stretch(budget: RoundBudget, done: u64, elapsed: Duration) -> (u32, Duration) {
+    match budget {
+        RoundBudget::Requests(n) => (u32::try_from(n.saturating_sub(done)).unwrap_or(u32::MAX), PROGRESS_INTERVAL),
+        RoundBudget::Time(d) => (u32::MAX, PROGRESS_INTERVAL.min(d.saturating_sub(elapsed))),
+    }
 }

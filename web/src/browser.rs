@@ -5,23 +5,26 @@
 use std::collections::BTreeMap;
 
 use httpbench_shared::clock::{resolution, SystemClock};
+use httpbench_shared::protocol::PageQuery;
 use httpbench_shared::{Environment, EnvironmentKind};
 use js_sys::{Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::clients::Client;
-use crate::settings::RawSettings;
 
 /// Reads of `performance.now()` used to find its step: about 30 ms at 100 µs steps, plenty of steps seen.
 const RESOLUTION_READS: u32 = 100_000;
 
-/// The settings in the page's query string over the defaults (target: the page's origin).
-pub fn initial_settings() -> RawSettings {
-    let location = web_sys::window().map(|w| w.location());
-    let origin = location.as_ref().and_then(|l| l.origin().ok()).unwrap_or_default();
-    let search = location.as_ref().and_then(|l| l.search().ok()).unwrap_or_default();
-    RawSettings::from_query(&origin, &search)
+/// The page's query string, read by shared's [`PageQuery`] (the one `httpbench run --browser` writes).
+pub fn page_query() -> PageQuery {
+    let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+    PageQuery::parse(&search)
+}
+
+/// The page's origin (`http://host:port`), the default target; `null` for a page opened from a file.
+pub fn origin() -> String {
+    web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
 }
 
 /// The browser environment, with the versions of `clients`.

@@ -1,6 +1,7 @@
 //! httpbench's browser page: it times the browser's HTTP stack from WebAssembly — `fetch`, `gloo-net`,
-//! XMLHttpRequest, reqwest compiled to wasm, and the same loop in plain JavaScript as the floor — on the
-//! CLI's schedule, and shows the CLI's own report, rendered by `httpbench_shared`.
+//! XMLHttpRequest, reqwest compiled to wasm, and the same loop in plain JavaScript as the floor — driving the
+//! run session the CLI drives too (`httpbench_shared::session`), and shows the CLI's own report, rendered by
+//! `httpbench_shared`.
 //!
 //! The pure parts (settings, charts) build everywhere and are tested natively; everything that touches the
 //! browser is compiled for wasm32 only.

@@ -1,23 +1,42 @@
 //! Resource Timing: the connect and time-to-first-byte phases of the measured requests, where the browser
 //! exposes them (same origin, or a target that sends `Timing-Allow-Origin`). Entries are read after each
-//! round, outside the timed loop, and the buffer is cleared and sized per round so long runs never overflow
-//! it (the default buffer holds 250 entries and then drops new ones).
+//! round, outside the timed loop, and handed back for the run's session to record; the buffer is cleared and
+//! sized per round so long runs never overflow it (the default buffer holds 250 entries and then drops new
+//! ones).
 
 use std::time::Duration;
 
-use httpbench_shared::Recorder;
+use httpbench_shared::session::RoundBudget;
 use wasm_bindgen::JsCast;
 use web_sys::{Performance, PerformanceResourceTiming};
 
+use crate::settings::MAX_COUNT;
+
 /// Entries kept beyond a round's requests (the page's own fetches, the import of a file, ...).
 const SLACK: u32 = 64;
+
+/// The connect and time-to-first-byte phases of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Phases {
+    /// `connectEnd - connectStart`: zero for a request on a kept-alive connection.
+    pub connect: Duration,
+    /// `responseStart - startTime`.
+    pub ttfb: Duration,
+}
 
 fn performance() -> Option<Performance> {
     web_sys::window()?.performance()
 }
 
-/// Clear the buffer and make room for a round of `requests`.
-pub fn prepare(requests: u64) {
+/// Clear the buffer and make room for a round of `budget`. A timed round's request count is unknown in
+/// advance: it gets room for as many as the largest count the page accepts. The limit only caps the buffer
+/// (entries use memory as requests make them, as a count's would), and past it the browser drops the newest
+/// entries, so the phases then describe the round's first requests; `phases_ns.samples` says how many.
+pub fn prepare(budget: RoundBudget) {
+    let requests = match budget {
+        RoundBudget::Requests(n) => n,
+        RoundBudget::Time(_) => MAX_COUNT,
+    };
     if let Some(p) = performance() {
         p.clear_resource_timings();
         let size = u32::try_from(requests).unwrap_or(u32::MAX - SLACK).saturating_add(SLACK).max(250);
@@ -30,20 +49,22 @@ pub fn entry_name(url: &str) -> String {
     web_sys::Url::new(url).map(|u| u.href()).unwrap_or_else(|_| url.to_string())
 }
 
-/// Record the phases of the entries named `name` into `recorder`, then clear the buffer. Entries whose
-/// timing is hidden (no `Timing-Allow-Origin`) have a zero `responseStart` and are skipped.
-pub fn collect(name: &str, recorder: &mut Recorder) {
-    let Some(p) = performance() else { return };
-    for entry in p.get_entries_by_name_with_entry_type(name, "resource").iter() {
-        let Ok(e) = entry.dyn_into::<PerformanceResourceTiming>() else { continue };
-        if e.response_start() <= 0.0 {
-            continue;
-        }
-        let connect = (e.connect_end() - e.connect_start()).max(0.0);
-        let ttfb = (e.response_start() - e.start_time()).max(0.0);
-        recorder.record_phases(ms(connect), ms(ttfb));
-    }
+/// The phases of the entries named `name`, in the order the requests were made; then clear the buffer.
+/// Entries whose timing is hidden (no `Timing-Allow-Origin`) have a zero `responseStart` and are skipped.
+pub fn collect(name: &str) -> Vec<Phases> {
+    let Some(p) = performance() else { return Vec::new() };
+    let phases = p
+        .get_entries_by_name_with_entry_type(name, "resource")
+        .iter()
+        .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
+        .filter(|e| e.response_start() > 0.0)
+        .map(|e| Phases {
+            connect: ms((e.connect_end() - e.connect_start()).max(0.0)),
+            ttfb: ms((e.response_start() - e.start_time()).max(0.0)),
+        })
+        .collect();
     p.clear_resource_timings();
+    phases
 }
 
 fn ms(v: f64) -> Duration {

@@ -3,7 +3,9 @@
 // through WebAssembly. Same rules: cache "no-store", a timeout signal, every body read with arrayBuffer().
 // Statuses: the HTTP status, or -1 no response (connect), -2 timeout, -3 body cut short (truncated).
 // The loop hands back after the request that ends maxMs of wall time (Infinity: never), so the page can report
-// progress on the same cadence as for the wasm clients; control.stop ends it early.
+// progress on the same cadence as for the wasm clients; control.stop ends it early. It makes at least one
+// request (unless n is 0 or it is stopped), even with maxMs 0, as a timed round of the wasm clients does: the
+// page hands a timed round's last stretch whatever time is left, which may be none.
 export async function jsFetchRound(url, n, timeoutMs, control, maxMs) {
   // Sized for what one stretch usually makes, doubled when full (between two requests, never inside one).
   let cap = Math.min(n, 1024);
@@ -12,7 +14,7 @@ export async function jsFetchRound(url, n, timeoutMs, control, maxMs) {
   let bytes = new Float64Array(cap);
   let done = 0;
   const start = performance.now();
-  while (done < n && !control.stop && performance.now() - start < maxMs) {
+  while (done < n && !control.stop && (done === 0 || performance.now() - start < maxMs)) {
     if (done === cap) {
       cap = Math.min(n, cap * 2);
       durations = grown(durations, cap);

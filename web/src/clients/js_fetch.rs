@@ -32,7 +32,8 @@ pub fn set_stop(control: &Object, stop: bool) {
 }
 
 /// Run `n` requests of `url` in JavaScript, or fewer: the loop hands back after the request that ends `max`
-/// of wall time (none: no limit), or when asked to stop. One (outcome, duration) per request made.
+/// of wall time (none: no limit), or when asked to stop. It makes at least one request unless `n` is 0 or it
+/// was asked to stop, even when `max` is zero. One (outcome, duration) per request made.
 pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -> Vec<(Outcome, Duration)> {
     let max_ms = max.map_or(f64::INFINITY, |d| d.as_secs_f64() * 1000.0);
     let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control, max_ms)).await else {

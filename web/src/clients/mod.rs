@@ -14,7 +14,8 @@ pub mod js_fetch;
 mod reqwest;
 mod xhr;
 
-use httpbench_shared::{ErrorKind, Mode, Outcome};
+use httpbench_shared::protocol;
+use httpbench_shared::{EnvironmentKind, ErrorKind, Mode, Outcome};
 use wasm_bindgen::JsValue;
 
 /// Per-request timeout of every browser client, in milliseconds.
@@ -37,9 +38,11 @@ pub enum Client {
 }
 
 impl Client {
-    /// The client for a result-file name, if this build has it.
+    /// The client of a browser name of shared's catalog (`protocol::CLIENTS`), if this build has it. Only
+    /// catalog names get this far: a name the catalog does not list is no client, whatever this match says.
     pub fn from_name(name: &str) -> Option<Client> {
-        match name {
+        let info = protocol::client(EnvironmentKind::Browser, name)?;
+        match info.name {
             "fetch" => Some(Client::Fetch),
             "gloo-net" => Some(Client::Gloo),
             "xhr" => Some(Client::Xhr),

@@ -1,36 +1,41 @@
 //! The environment panel: user agent, `crossOriginIsolated`, the measured `performance.now()` step, and a
 //! warning when that step is too coarse for per-request percentiles (rates, timed over whole rounds, are not
-//! affected). It shows the environment of the last run, or the browser's as detected when the page loaded.
+//! affected), by the report's own rule ([`timer_too_coarse`]): against the last run's fastest median, or an
+//! absolute step before any run. It shows the environment of the last run, or the browser's as detected when
+//! the page loaded.
 
+use httpbench_shared::render::warnings::timer_too_coarse;
 use httpbench_shared::units::duration_ns;
-use httpbench_shared::Environment;
+use httpbench_shared::{Environment, Report};
 use leptos::prelude::*;
 
 use super::PageState;
 
-/// A timer step above this (in ns) is the coarse, non-isolated kind (100 µs in Chromium; 5 µs isolated).
-const COARSE_STEP_NS: f64 = 20_000.0;
-
-/// The environment panel.
+/// The environment panel; the environment of the last run comes from the page state (context).
 #[component]
-pub fn EnvironmentPanel(
-    /// The page state (the environment of the last run).
-    state: PageState,
-) -> impl IntoView {
+pub fn EnvironmentPanel() -> impl IntoView {
+    let state = expect_context::<PageState>();
     let detected = crate::browser::environment(&[]);
     let env = move || state.own.with(|o| o.as_ref().map(|r| r.environment.clone())).unwrap_or_else(|| detected.clone());
+    let p50 = move || state.own.with(|o| o.as_ref().and_then(fastest_median));
     view! {
         <section class="environment" aria-label="Environment" data-testid="environment">
             <h2>"Environment"</h2>
-            {move || panel(&env())}
+            {move || panel(&env(), p50())}
         </section>
     }
 }
 
-fn panel(e: &Environment) -> impl IntoView {
+/// The smallest median latency of a run's cases: the one a coarse step quantizes most.
+fn fastest_median(r: &Report) -> Option<f64> {
+    r.cases.iter().filter_map(|c| c.latency_ns.map(|l| l.p50)).min_by(f64::total_cmp)
+}
+
+/// The panel for environment `e`, whose run (if any) had `p50_ns` as its fastest median latency.
+fn panel(e: &Environment, p50_ns: Option<f64>) -> impl IntoView {
     let step = e.timer_resolution_ns;
     let isolated = e.cross_origin_isolated;
-    let warning = step.filter(|s| *s > COARSE_STEP_NS).map(|s| {
+    let warning = step.filter(|s| timer_too_coarse(*s, p50_ns)).map(|s| {
         format!(
             "The timer's step is {}: per-request latencies and percentiles are quantized to it. Rates are timed \
              over whole rounds and stay exact. Serve the page with Cross-Origin-Opener-Policy: same-origin and \

@@ -1,46 +1,50 @@
-//! The settings form: target URL, count, warm-up, rounds, clients and mode, with Run and Cancel. Every input
-//! has a label, and the form submits with Enter, so the page works from the keyboard.
+//! The settings form: target URL, count or duration, warm-up, rounds, clients (this build's, from shared's
+//! catalog) and mode, with Run and Cancel. Every input has a label, and the form submits with Enter, so the
+//! page works from the keyboard.
 
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
-use super::{PageState, Phase};
-use crate::settings::{RawSettings, CLIENTS};
+use super::PageState;
+use crate::settings::{available_clients, RawSettings};
 
 /// The form's values as typed.
 #[derive(Clone, Copy)]
-pub struct FormState {
+struct FormState {
     target: RwSignal<String>,
     count: RwSignal<String>,
+    duration: RwSignal<String>,
     warmup: RwSignal<String>,
     rounds: RwSignal<String>,
-    /// One flag per entry of [`CLIENTS`].
-    clients: [RwSignal<bool>; CLIENTS.len()],
+    /// One box per client of this build (shared's catalog), in catalog order.
+    clients: StoredValue<Vec<(&'static str, RwSignal<bool>)>>,
     mode: RwSignal<String>,
 }
 
 impl FormState {
     /// The form filled with `initial`.
-    pub fn new(initial: &RawSettings) -> Self {
+    fn new(initial: &RawSettings) -> Self {
         let chosen = initial.clients.split(',').map(str::trim).collect::<Vec<_>>();
         let on = |name: &str| chosen.contains(&"all") || chosen.contains(&name);
         FormState {
             target: RwSignal::new(initial.target.clone()),
             count: RwSignal::new(initial.count.clone()),
+            duration: RwSignal::new(initial.duration.clone()),
             warmup: RwSignal::new(initial.warmup.clone()),
             rounds: RwSignal::new(initial.rounds.clone()),
-            clients: CLIENTS.map(|c| RwSignal::new(on(c))),
+            clients: StoredValue::new(available_clients().into_iter().map(|c| (c, RwSignal::new(on(c)))).collect()),
             mode: RwSignal::new(initial.mode.clone()),
         }
     }
 
     /// The values to check and run.
-    pub fn raw(&self) -> RawSettings {
+    fn raw(&self) -> RawSettings {
         let clients: Vec<&str> =
-            CLIENTS.iter().zip(&self.clients).filter(|(_, on)| on.get_untracked()).map(|(c, _)| *c).collect();
+            self.clients.with_value(|all| all.iter().filter(|(_, on)| on.get_untracked()).map(|(c, _)| *c).collect());
         RawSettings {
             target: self.target.get_untracked(),
             count: self.count.get_untracked(),
+            duration: self.duration.get_untracked(),
             warmup: self.warmup.get_untracked(),
             rounds: self.rounds.get_untracked(),
             clients: clients.join(","),
@@ -57,7 +61,7 @@ fn Field(
     label: &'static str,
     /// `data-testid` and `id` of the input.
     id: &'static str,
-    /// Input type (`url`, `number`).
+    /// Input type (`url`, `number`, `text`).
     kind: &'static str,
     /// The bound value.
     value: RwSignal<String>,
@@ -75,22 +79,23 @@ fn Field(
     }
 }
 
-/// The settings form with Run and Cancel.
+/// The settings form with Run and Cancel; runs start and stop through the page state (context).
 #[component]
 pub fn SettingsForm(
-    /// The form's values.
-    form: FormState,
-    /// The page state (runs start and stop here).
-    state: PageState,
+    /// The form's starting values.
+    initial: RawSettings,
 ) -> impl IntoView {
-    let running = move || state.phase.get() == Phase::Running;
+    let state = expect_context::<PageState>();
+    let form = FormState::new(&initial);
+    let running = move || state.running.get();
     let submit = move |ev: SubmitEvent| {
         ev.prevent_default();
         state.start(form.raw());
     };
-    let boxes = CLIENTS
-        .iter()
-        .zip(form.clients)
+    let boxes = form
+        .clients
+        .get_value()
+        .into_iter()
         .map(|(name, on)| {
             let id = format!("client-{name}");
             let (for_label, testid) = (id.clone(), id.clone());
@@ -103,7 +108,7 @@ pub fn SettingsForm(
                         prop:checked=move || on.get()
                         on:change=move |ev| on.set(event_target_checked(&ev))
                     />
-                    {*name}
+                    {name}
                 </label>
             }
         })
@@ -113,6 +118,12 @@ pub fn SettingsForm(
             <div class="grid">
                 <Field label="Target URL" id="target" kind="url" value=form.target />
                 <Field label="Requests per case" id="count" kind="number" value=form.count />
+                <Field
+                    label="Duration per case (optional, e.g. 3s; empty: use the requests per case)"
+                    id="duration"
+                    kind="text"
+                    value=form.duration
+                />
                 <Field label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
                 <Field label="Rounds" id="rounds" kind="number" value=form.rounds />
                 <label for="mode">"Mode"</label>

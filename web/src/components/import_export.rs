@@ -28,12 +28,10 @@ fn tag_of(file_name: &str) -> String {
     file_name.rsplit('/').next().unwrap_or(file_name).trim_end_matches(".json").to_string()
 }
 
-/// The export and import controls.
+/// The export and import controls, on the page state (context).
 #[component]
-pub fn ImportExport(
-    /// The page state.
-    state: PageState,
-) -> impl IntoView {
+pub fn ImportExport() -> impl IntoView {
+    let state = expect_context::<PageState>();
     let error = RwSignal::new(String::new());
     let pasted = RwSignal::new(String::new());
     let export = move |_| {

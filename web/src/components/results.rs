@@ -2,8 +2,10 @@
 //! confidence intervals, and a latency histogram per case of this page's run. Every figure and every label
 //! comes from `httpbench_shared` (renderers, table cells, view labels); this module only lays them out.
 
-use httpbench_shared::model::Report;
+use httpbench_shared::model::{Case, Report};
 use httpbench_shared::render::{stats_header, stats_row};
+use httpbench_shared::session::CaseHistogram;
+use httpbench_shared::stats::Bin;
 use httpbench_shared::view::rows;
 use httpbench_shared::{render, Format, RenderOptions, Source};
 use leptos::prelude::*;
@@ -21,12 +23,10 @@ pub fn text_report(reports: &[(Option<String>, Report)]) -> String {
     render(&sources(reports), Format::Text, &RenderOptions::default())
 }
 
-/// The results section; empty until there is a run or an import.
+/// The results section, from the page state (context); empty until there is a run or an import.
 #[component]
-pub fn Results(
-    /// The page state.
-    state: PageState,
-) -> impl IntoView {
+pub fn Results() -> impl IntoView {
+    let state = expect_context::<PageState>();
     let reports = Memo::new(move |_| state.sources());
     let report_text = move || reports.with(|r| text_report(r));
     let own_json = move || state.own.get().map(|r| render(&[Source::new(&r)], Format::Json, &RenderOptions::default()));
@@ -39,7 +39,7 @@ pub fn Results(
                 <StatsTable reports=reports />
                 <h2>"Wall rates"</h2>
                 <div class="chart" data-testid="rate-chart" inner_html=move || reports.with(|r| rates_svg(r))></div>
-                <Histograms state=state reports=reports />
+                <Histograms reports=reports />
             </section>
         </Show>
         <pre hidden data-testid="result-json">{own_json}</pre>
@@ -96,23 +96,26 @@ fn rates_svg(reports: &[(Option<String>, Report)]) -> String {
     rate_chart(&bars)
 }
 
-/// Latency histograms of this page's own cases (an imported file has percentiles, not a histogram).
+/// Latency histograms of this page's own cases (an imported file has percentiles, not a histogram), each
+/// found by its case's client and mode and titled with that case's label in the statistics table.
 #[component]
 fn Histograms(
-    /// The page state (histograms of the page's run).
-    state: PageState,
-    /// The reports shown, for the labels of the statistics table.
+    /// The reports shown (this page's run first when there is one), for the labels of the table.
     reports: Memo<Vec<(Option<String>, Report)>>,
 ) -> impl IntoView {
+    let state = expect_context::<PageState>();
     let charts = move || {
-        let histograms = state.histograms.get();
-        let own = state.own.with(|o| o.is_some());
-        reports.with(|r| {
-            if !own {
-                return String::new();
-            }
-            let labels: Vec<String> = rows(&sources(r)).into_iter().map(|row| row.label).collect();
-            labels.iter().zip(&histograms).map(|(label, bins)| histogram(label, bins)).collect::<String>()
+        state.last.with(|last| {
+            let Some(last) = last else { return String::new() };
+            reports.with(|r| {
+                // With a run, `sources` puts its report first.
+                let Some((_, own)) = r.first() else { return String::new() };
+                rows(&sources(r))
+                    .iter()
+                    .filter(|row| std::ptr::eq(row.report, own))
+                    .filter_map(|row| Some(histogram(&row.label, bins_of(&last.histograms, row.case)?)))
+                    .collect::<String>()
+            })
         })
     };
     view! {
@@ -121,4 +124,9 @@ fn Histograms(
             <div class="chart" data-testid="histograms" inner_html=charts></div>
         </Show>
     }
+}
+
+/// The histogram of `case` among the run's, by its (client, mode).
+fn bins_of<'a>(histograms: &'a [CaseHistogram], case: &Case) -> Option<&'a [Bin]> {
+    histograms.iter().find(|h| h.key.client == case.client && h.key.mode == case.mode).map(|h| h.bins.as_slice())
 }

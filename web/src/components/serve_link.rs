@@ -1,7 +1,8 @@
 //! The page's link to `httpbench serve`: when the page was served by it (`serve.json` answers beside the
 //! page), every finished run is posted back to its results endpoint, where the terminal prints it and saves
-//! it. `?import=URL,URL` loads result files at start (e.g. `/results/NAME.json` saved by the server), so a
-//! link can open a browser-vs-native comparison. On any other static host both quietly do nothing.
+//! it. `?import=URL,URL` (read by shared's `PageQuery`) loads result files at start (e.g. `/results/NAME.json`
+//! saved by the server), so a link can open a browser-vs-native comparison. On any other static host both
+//! quietly do nothing.
 
 use gloo_net::http::Request;
 use httpbench_shared::model::Report;
@@ -30,19 +31,8 @@ pub async fn post_back(report: &Report) -> Option<String> {
     })
 }
 
-/// The `import` query parameter: comma-separated URLs of result files.
-pub fn import_urls(search: &str) -> Vec<String> {
-    search
-        .trim_start_matches('?')
-        .split('&')
-        .filter_map(|kv| kv.strip_prefix("import="))
-        .flat_map(|v| v.split(','))
-        .map(|u| js_sys::decode_uri_component(u).ok().and_then(|s| s.as_string()).unwrap_or_else(|| u.to_string()))
-        .filter(|u| !u.is_empty())
-        .collect()
-}
-
-/// Fetch and import every URL of `urls`; problems go to the status line.
+/// Fetch and import every URL of `urls` (the query's `import`, read by shared's `PageQuery`); problems go to
+/// the status line.
 pub async fn import_all(state: PageState, urls: Vec<String>) {
     let mut problems = Vec::new();
     for url in urls {

@@ -1,16 +1,18 @@
 //! Shared by the page's browser tests: the real target server's URL (handed over at compile time by
-//! scripts/test.sh, which starts `httpbench serve --port 0`), mounting the page into a fresh element, and
-//! bounded waits that read the DOM.
-
-// Each test binary uses a part of these helpers.
-#![allow(dead_code)]
+//! scripts/test.sh, which starts `httpbench serve --port 0`), running the bench loop or mounting the page
+//! into a fresh element, and bounded waits on a condition that read the DOM.
 
 use std::time::Duration;
 
+use httpbench_shared::session::Finished;
+use httpbench_web::bench::{run, Cancel, Progress};
 use httpbench_web::settings::RawSettings;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Document, HtmlElement};
+
+/// How often a wait looks at its condition again.
+const POLL_MS: i32 = 20;
 
 /// The target server (`httpbench serve`), e.g. `http://127.0.0.1:41234/`.
 pub fn target() -> String {
@@ -27,12 +29,22 @@ pub fn document() -> Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-/// Wait about `ms` milliseconds, letting the page run.
-pub async fn sleep(ms: i32) {
+/// Let the page run for about `ms` milliseconds (only inside [`wait_for`]: tests wait on conditions).
+async fn sleep(ms: i32) {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
     });
     JsFuture::from(p).await.unwrap();
+}
+
+/// Wait until `ready` holds, letting the page run in between, at most `limit`; `what` names the condition
+/// in the failure.
+pub async fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let start = js_sys::Date::now();
+    while !ready() {
+        assert!(js_sys::Date::now() - start < limit.as_secs_f64() * 1000.0, "not within {limit:?}: {what}");
+        sleep(POLL_MS).await;
+    }
 }
 
 /// Mount the page with `settings` into a new element of its own and return that element.
@@ -54,29 +66,32 @@ pub fn by_testid(host: &HtmlElement, id: &str) -> HtmlElement {
         .unchecked_into()
 }
 
-/// Wait until the status's `data-state` is no longer `idle`/`running`, at most `limit`; return the state.
-pub async fn wait_finished(host: &HtmlElement, limit: Duration) -> String {
-    let mut waited = 0;
-    loop {
-        let state = by_testid(host, "status").get_attribute("data-state").unwrap_or_default();
-        if state != "running" && state != "idle" {
-            return state;
-        }
-        assert!(waited < limit.as_millis(), "the run did not finish within {limit:?}; state {state}");
-        sleep(100).await;
-        waited += 100;
-    }
+/// The status's `data-state`.
+pub fn state(host: &HtmlElement) -> String {
+    by_testid(host, "status").get_attribute("data-state").unwrap_or_default()
 }
 
-/// Settings for a small run against the target.
+/// Wait until the status's `data-state` is no longer `idle`/`running`, at most `limit`; return the state.
+pub async fn wait_finished(host: &HtmlElement, limit: Duration) -> String {
+    wait_for("the run to finish", limit, || !matches!(state(host).as_str(), "idle" | "running")).await;
+    state(host)
+}
+
+/// Settings for a small run against the target: 2 warm-up requests and 2 rounds per case.
 pub fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSettings {
     RawSettings {
         target: target.to_string(),
         count: n.to_string(),
+        duration: String::new(),
         warmup: "2".into(),
         rounds: "2".into(),
         clients: clients.into(),
         mode: mode.into(),
         autorun: true,
     }
+}
+
+/// Run the bench loop on `settings` without the page, with `progress` hearing every report.
+pub async fn measure_with(settings: &RawSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
+    run(&settings.check().unwrap(), cancel, progress).await
 }

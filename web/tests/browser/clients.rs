@@ -1,25 +1,34 @@
 //! Each browser client against a real `httpbench serve` on 127.0.0.1: every body read and counted, statuses
 //! and failures mapped onto `shared`'s error kinds, Resource Timing phases recorded.
-#![cfg(target_arch = "wasm32")]
 
-mod common;
-
+use httpbench_shared::protocol::native_clients;
 use httpbench_shared::{ErrorKind, Mode, Report};
-use httpbench_web::bench::{run, Cancel};
-use httpbench_web::settings::{RawSettings, CLIENTS};
+use httpbench_web::bench::Cancel;
+use httpbench_web::clients::Client;
+use httpbench_web::settings::available_clients;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+use crate::common::{self, measure_with};
 
 async fn measure(target: &str, clients: &str, mode: &str, n: u32) -> Report {
-    let settings: RawSettings = common::small(target, clients, mode, n);
-    run(&settings.check().unwrap(), &Cancel::default(), &|_| {}).await.report
+    measure_with(&common::small(target, clients, mode, n), &Cancel::default(), &|_| {}).await.report
+}
+
+#[wasm_bindgen_test]
+fn every_catalog_client_of_this_build_has_a_driver_and_nothing_else_does() {
+    for name in available_clients() {
+        assert!(Client::from_name(name).is_some(), "{name}");
+    }
+    for info in native_clients() {
+        assert_eq!(Client::from_name(info.name).is_some(), info.name == "reqwest" && cfg!(feature = "reqwest"));
+    }
+    assert_eq!(Client::from_name("js_fetch"), None);
 }
 
 #[wasm_bindgen_test]
 async fn every_client_reads_every_body_in_both_modes() {
     let report = measure(&common::target(), "all", "both", 12).await;
-    assert_eq!(report.cases.len(), CLIENTS.len() * 2, "{:?}", report.cases);
+    assert_eq!(report.cases.len(), available_clients().len() * 2, "{:?}", report.cases);
     for case in &report.cases {
         let who = format!("{}/{}", case.client, case.mode);
         assert_eq!((case.iterations, case.ok), (12, 12), "{who}: {:?}", case.errors);
@@ -33,7 +42,7 @@ async fn every_client_reads_every_body_in_both_modes() {
     assert_eq!(report.environment.kind, httpbench_shared::EnvironmentKind::Browser);
     assert_eq!(report.tool.name, "httpbench-web");
     assert!(report.environment.timer_resolution_ns.is_some_and(|t| t > 0.0));
-    assert_eq!(report.environment.client_versions.len(), CLIENTS.len());
+    assert_eq!(report.environment.client_versions.len(), available_clients().len());
     assert!(report.cases.iter().any(|c| c.mode == Mode::Fresh));
 }
 
@@ -52,7 +61,7 @@ async fn a_5xx_is_a_status_failure_for_every_client() {
 async fn a_refused_connection_is_a_connect_failure() {
     // Port 1 on loopback: nothing listens there (and Chromium refuses it as unsafe): no response at all.
     let report = measure("http://127.0.0.1:1/", "all", "reuse", 2).await;
-    assert_eq!(report.cases.len(), CLIENTS.len());
+    assert_eq!(report.cases.len(), available_clients().len());
     for case in &report.cases {
         assert_eq!(case.errors.get(&ErrorKind::Connect), Some(&2), "{}: {:?}", case.client, case.errors);
         assert_eq!(case.rate_wall, 0.0);
@@ -61,17 +70,19 @@ async fn a_refused_connection_is_a_connect_failure() {
 
 #[wasm_bindgen_test]
 async fn a_cancel_stops_the_run_and_keeps_what_was_measured() {
-    let settings = common::small(&common::target(), "fetch,js-fetch", "reuse", 100_000).check().unwrap();
+    let settings = common::small(&common::target(), "fetch,js-fetch", "reuse", 100_000);
     let cancel = Cancel::default();
     let stopper = cancel.clone();
     let progress = move |p: httpbench_web::bench::Progress| {
-        if p.done >= 4 {
+        if p.requests >= 10 {
             stopper.cancel();
         }
     };
-    let out = run(&settings, &cancel, &progress).await;
-    assert!(out.cancelled);
+    let out = measure_with(&settings, &cancel, &progress).await;
+    assert!(out.stopped);
+    assert!(!out.report.cases.is_empty(), "what was measured before the cancel is kept");
     assert!(out.report.cases.iter().all(|c| c.iterations < 100_000), "stopped early");
+    assert_eq!(out.report.settings.count, Some(100_000), "the settings are the ones asked for");
 }
 
 /// Progress inside a long round comes at most once per `PROGRESS_INTERVAL` (each report repaints the page,
@@ -94,13 +105,13 @@ async fn progress_inside_a_round_is_reported_once_per_interval_for_every_client(
         let progress = move |p: Progress| {
             if p.stage.starts_with("round") {
                 let mut log = log.borrow_mut();
-                log.push((js_sys::Date::now(), p.done));
+                log.push((js_sys::Date::now(), p.requests));
                 if log.len() >= 4 {
                     stopper.cancel(); // the round start and three reports inside it are enough
                 }
             }
         };
-        let out = run(&raw.check().unwrap(), &cancel, &progress).await;
+        let out = measure_with(&raw, &cancel, &progress).await;
         let seen = seen.borrow();
         assert!(seen.len() >= 4, "{client}: too few progress reports inside a long round: {seen:?}");
         // Between the round's start and the report after the cancel, every gap is one interval or more.

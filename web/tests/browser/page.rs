@@ -1,9 +1,6 @@
 //! The page itself in Chromium: a run started from its settings shows exactly the text report `shared`
 //! renders for the result it exports, one statistics row per case, and an imported CLI result file joins the
 //! same report and table, labelled by environment.
-#![cfg(target_arch = "wasm32")]
-
-mod common;
 
 use std::time::Duration;
 
@@ -12,7 +9,7 @@ use httpbench_shared::{render, Format, RenderOptions, Source};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+use crate::common;
 
 /// A result file written by the CLI (`httpbench run -n 200 --clients curl,raw --mode reuse --format json`; a
 /// debug build, whose figures do not matter here).
@@ -51,7 +48,7 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     paste.set_value(CLI_REPORT);
     paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
     common::by_testid(&host, "import-paste-button").click();
-    common::sleep(50).await;
+    common::wait_for("the pasted file's rows", Duration::from_secs(5), || row_labels(&host).len() == 3).await;
     assert_eq!(common::by_testid(&host, "import-error").text_content().unwrap(), "");
     assert_eq!(row_labels(&host), vec!["browser/fetch", "native/curl", "native/raw"]);
     let text = common::by_testid(&host, "report").text_content().unwrap();
@@ -64,8 +61,9 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     paste.set_value("{\"schema_version\": 9}");
     paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
     common::by_testid(&host, "import-paste-button").click();
-    common::sleep(50).await;
-    let error = common::by_testid(&host, "import-error").text_content().unwrap();
+    let error_text = || common::by_testid(&host, "import-error").text_content().unwrap();
+    common::wait_for("the import error", Duration::from_secs(5), || !error_text().is_empty()).await;
+    let error = error_text();
     assert!(error.contains("schema_version 9 is not supported"), "{error}");
     assert_eq!(row_labels(&host).len(), 3);
     host.remove();

@@ -1,0 +1,105 @@
+//! The page's settings read from links and the form, natively: defaults, the query string through shared's
+//! `PageQuery`, the duration that replaces the count, and the messages that name a bad value.
+
+use std::time::Duration;
+
+use super::*;
+
+const ORIGIN: &str = "http://127.0.0.1:9000";
+
+fn from_link(search: &str) -> RawSettings {
+    RawSettings::from_query(ORIGIN, &PageQuery::parse(search))
+}
+
+/// What `check` refuses, after `f` changed the defaults.
+fn refused(f: fn(&mut RawSettings)) -> String {
+    let mut s = RawSettings::defaults("http://h:1");
+    f(&mut s);
+    s.check().unwrap_err()
+}
+
+#[test]
+fn query_overrides_defaults_and_decodes() {
+    let s = from_link(concat!(
+        "?target=http%3A%2F%2F127.0.0.1%3A8080%2Fbytes%2F10",
+        "&n=40&warmup=2&rounds=2&clients=fetch,xhr&mode=reuse&autorun=1"
+    ));
+    assert!(s.autorun);
+    let r = s.check().unwrap();
+    assert_eq!(r.target, "http://127.0.0.1:8080/bytes/10");
+    assert_eq!(r.plan, Plan { budget: Budget::Count(40), warmup: 2, rounds: 2, interleave: true });
+    assert_eq!(r.clients, ["fetch", "xhr"]);
+    assert_eq!(r.modes, [Mode::Reuse]);
+}
+
+#[test]
+fn defaults_run_every_client_of_this_build_in_both_modes_by_count() {
+    let d = RawSettings::defaults(ORIGIN).check().unwrap();
+    assert_eq!(d.target, "http://127.0.0.1:9000/");
+    assert_eq!(d.clients, available_clients());
+    assert_eq!(d.modes, [Mode::Fresh, Mode::Reuse]);
+    assert_eq!(d.plan, Plan { budget: Budget::Count(500), warmup: 20, rounds: 5, interleave: true });
+    assert_eq!(RawSettings::defaults("null").target, "http://127.0.0.1:8080/");
+    assert_eq!(from_link(""), RawSettings::defaults(ORIGIN), "an empty query leaves every default");
+}
+
+#[test]
+fn this_builds_clients_come_from_the_catalog() {
+    let expected: &[&str] = if cfg!(feature = "reqwest") {
+        &["fetch", "gloo-net", "xhr", "reqwest", "js-fetch"]
+    } else {
+        &["fetch", "gloo-net", "xhr", "js-fetch"]
+    };
+    assert_eq!(available_clients(), expected);
+    let reqwest = from_link("clients=reqwest").check();
+    assert_eq!(reqwest.is_ok(), cfg!(feature = "reqwest"), "{reqwest:?}");
+}
+
+#[test]
+fn a_duration_replaces_the_count() {
+    let r = from_link("duration=300ms&n=lots&rounds=2").check().unwrap();
+    assert_eq!(r.plan.budget, Budget::Duration(Duration::from_millis(300)), "the count is not read at all");
+    assert_eq!(r.plan.rounds, 2);
+    let r = from_link("duration=1m%2030s").check().unwrap();
+    assert_eq!(r.plan.budget, Budget::Duration(Duration::from_secs(90)));
+    let r = from_link("duration=2.5").check().unwrap();
+    assert_eq!(r.plan.budget, Budget::Duration(Duration::from_millis(2500)), "bare seconds, as the CLI");
+    let r = from_link("duration=%20%20&n=7").check().unwrap();
+    assert_eq!(r.plan.budget, Budget::Count(7), "a blank duration is no duration");
+}
+
+#[test]
+fn a_bad_duration_is_named() {
+    let e = refused(|s| s.duration = "soon".into());
+    assert!(e.starts_with("duration 'soon' is not a usable time"), "{e}");
+    assert!(refused(|s| s.duration = "0s".into()).starts_with("duration '0s'"));
+    assert!(refused(|s| s.duration = "3d".into()).starts_with("duration '3d'"), "more than a day");
+}
+
+#[test]
+fn client_lists_keep_the_order_given_and_all_expands() {
+    let r = from_link("clients=js-fetch,fetch,js-fetch").check().unwrap();
+    assert_eq!(r.clients, ["js-fetch", "fetch"]);
+    let r = from_link("clients=xhr,all").check().unwrap();
+    assert_eq!(r.clients[0], "xhr");
+    assert_eq!(r.clients.len(), available_clients().len());
+}
+
+#[test]
+fn bad_values_are_named() {
+    assert_eq!(refused(|s| s.count = "0".into()), "count '0' must be a whole number from 1 to 1000000");
+    assert!(refused(|s| s.rounds = "x".into()).starts_with("rounds 'x'"));
+    assert!(refused(|s| s.warmup = "-1".into()).starts_with("warm-up '-1'"));
+    let e = refused(|s| s.clients = "curl".into());
+    assert!(e.starts_with("unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
+    assert!(refused(|s| s.clients = String::new()).contains("names no client"));
+    assert!(refused(|s| s.mode = "new".into()).starts_with("mode 'new'"));
+    assert!(refused(|s| s.target = "ftp://x/".into()).contains("'ftp://x/'"));
+}
+
+#[test]
+fn fresh_urls_ask_the_server_to_close() {
+    assert_eq!(url_for("http://h/", Mode::Fresh), "http://h/?close=1");
+    assert_eq!(url_for("http://h/?a=1", Mode::Fresh), "http://h/?a=1&close=1");
+    assert_eq!(url_for("http://h/", Mode::Reuse), "http://h/");
+}
