@@ -8,6 +8,7 @@ pub mod clock;
 pub mod fixture;
 pub mod inference;
 pub mod model;
+pub mod order;
 pub mod parse;
 pub mod perl;
 pub mod protocol;

@@ -120,9 +120,8 @@ fn timestr(t: &Timing, basis: RateBasis) -> String {
 }
 
 fn sorted(timings: &[Timing]) -> Vec<&Timing> {
-    let mut v: Vec<&Timing> = timings.iter().collect();
-    v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-    v
+    let v: Vec<&Timing> = timings.iter().collect();
+    crate::order::sorted_by(&v, &|a, b| a.name.as_bytes().cmp(b.name.as_bytes()))
 }
 
 /// The `cmpthese` chart for (name, rate) pairs: rows slowest first, `Rate` or `s/iter`, Perl's widths.
@@ -130,9 +129,9 @@ pub fn cmpthese(rates: &[(String, f64)]) -> String {
     if rates.is_empty() {
         return String::new();
     }
-    let mut vals: Vec<&(String, f64)> = rates.iter().collect();
+    let vals: Vec<&(String, f64)> = rates.iter().collect();
     // Perl's sort is a stable merge sort; equal rates keep the caller's order.
-    vals.sort_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+    let vals = crate::order::sorted_by(&vals, &|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
     let display_as_rate = vals[(vals.len() - 1) >> 1].1 > 1.0;
 
     let mut rows: Vec<Vec<String>> = Vec::with_capacity(vals.len() + 1);
@@ -197,8 +196,10 @@ fn stretch(widths: &mut [usize]) {
     if widths.len() < 3 {
         return;
     }
-    let mut order: Vec<usize> = (2..widths.len()).collect();
-    order.sort_by_key(|&i| widths[i]);
+    let order: Vec<usize> = crate::order::stable_order(widths.len() - 2, &|a, b| widths[a + 2].cmp(&widths[b + 2]))
+        .iter()
+        .map(|i| i + 2)
+        .collect();
     let max_width = widths[order[order.len() - 1]];
     let mut total = widths.len() - 1 + widths.iter().sum::<usize>();
     'stretcher: while total < 80 {

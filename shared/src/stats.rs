@@ -161,12 +161,12 @@ impl Recorder {
     /// The median latency and the median absolute deviation from it, on the histogram; `None` when the MAD is 0.
     fn median_and_mad(&self) -> Option<(f64, f64)> {
         let median = self.histogram.value_at_quantile(0.5) as f64;
-        let mut deviations: Vec<(f64, u64)> = self
+        let deviations: Vec<(f64, u64)> = self
             .histogram
             .iter_recorded()
             .map(|v| ((v.value_iterated_to() as f64 - median).abs(), v.count_at_value()))
             .collect();
-        deviations.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let deviations = crate::order::sorted_by(&deviations, &|a, b| a.0.total_cmp(&b.0));
         let half = self.histogram.len().div_ceil(2);
         let mut seen = 0;
         let mad = deviations
@@ -177,6 +177,14 @@ impl Recorder {
             })
             .map_or(0.0, |(d, _)| *d);
         (mad > 0.0).then_some((median, mad))
+    }
+
+    /// The statuses keyed by their decimal text, as the result file has them (`extend`, not `collect`: that
+    /// would sort, one more copy of the sort in the page).
+    fn status_names(&self) -> BTreeMap<String, u64> {
+        let mut named = BTreeMap::new();
+        named.extend(self.statuses.iter().map(|(code, n)| (code.to_string(), *n)));
+        named
     }
 
     /// Requests recorded so far.
@@ -281,7 +289,7 @@ impl Recorder {
             iterations: self.iterations,
             ok: self.ok,
             errors: self.errors.clone(),
-            statuses: self.statuses.iter().map(|(code, n)| (code.to_string(), *n)).collect(),
+            statuses: self.status_names(),
             wall_secs,
             cpu_user_secs: cpu.map(|c| c.user.as_secs_f64()),
             cpu_sys_secs: cpu.map(|c| c.sys.as_secs_f64()),

@@ -37,8 +37,11 @@ pub struct Row<'a> {
 
 /// Label every case of `sources`, in order.
 pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
-    let modes: BTreeSet<_> = sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.mode)).collect();
-    let kinds: BTreeSet<_> = sources.iter().map(|s| s.report.environment.kind).collect();
+    // `extend`, not `collect`: collecting into a B-tree sorts, one more copy of the sort in the page.
+    let mut modes = BTreeSet::new();
+    modes.extend(sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.mode)));
+    let mut kinds = BTreeSet::new();
+    kinds.extend(sources.iter().map(|s| s.report.environment.kind));
     let kinds_tell_apart = kinds.len() == sources.len();
     let mut rows = Vec::new();
     for (index, source) in sources.iter().enumerate() {

@@ -33,8 +33,10 @@ pub fn environment(clients: &[String]) -> Environment {
     let navigator = window.as_ref().map(|w| w.navigator());
     let global = js_sys::global();
     let isolated = Reflect::get(&global, &JsValue::from_str("crossOriginIsolated")).ok().and_then(|v| v.as_bool());
-    let client_versions: BTreeMap<String, String> =
-        clients.iter().filter_map(|name| Client::from_name(name).map(|c| (name.clone(), c.version()))).collect();
+    // `extend`, not `collect`: collecting into a B-tree sorts, one more copy of the sort in the page.
+    let mut client_versions = BTreeMap::new();
+    client_versions
+        .extend(clients.iter().filter_map(|name| Client::from_name(name).map(|c| (name.clone(), c.version()))));
     Environment {
         kind: EnvironmentKind::Browser,
         os: navigator.as_ref().and_then(|n| n.platform().ok()).unwrap_or_else(|| "unknown".into()),

@@ -126,11 +126,11 @@ fn timing(row: &Row<'_>) -> Timing {
 /// Hyperfine's summary, by wall rate: the fastest case, then how many times faster it ran than each other case,
 /// ± the uncertainty propagated from both cases' standard errors over rounds.
 fn summary(rows: &[Row<'_>]) -> Option<String> {
-    let mut ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
+    let ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
     if ranked.len() < 2 {
         return None;
     }
-    ranked.sort_by(|a, b| b.case.rate_wall.total_cmp(&a.case.rate_wall));
+    let ranked = crate::order::sorted_by(&ranked, &|a, b| b.case.rate_wall.total_cmp(&a.case.rate_wall));
     let err = |r: &Row<'_>| r.case.rate_wall_spread.map_or(0.0, |s| s.stderr);
     let best = ranked[0];
     let mut s = format!("Summary (wall rates; ± from the spread of rounds)\n  {} ran\n", best.label);

@@ -54,8 +54,8 @@ pub struct PageState {
     /// The outcome of this page's last run (the run action's value): its report, and its histograms, each
     /// named by its case.
     pub last: MappedSignal<Option<Finished>>,
-    /// The report of this page's last run.
-    pub own: Memo<Option<Report>>,
+    /// The report of this page's last run (derived, not a memo: comparing whole reports costs code and time).
+    pub own: Signal<Option<Report>>,
     /// Result files imported for comparison.
     pub imported: RwSignal<Vec<Imported>>,
     /// Measures the browser: dispatched by [`PageState::start`].
@@ -84,7 +84,7 @@ impl PageState {
             progress,
             running: run.pending(),
             last,
-            own: Memo::new(move |_| last.with(|v| v.as_ref().map(|f| f.report.clone()))),
+            own: Signal::derive(move || last.with(|v| v.as_ref().map(|f| f.report.clone()))),
             run,
             imported: RwSignal::new(Vec::new()),
             refused: RwSignal::new(false),
