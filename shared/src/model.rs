@@ -66,12 +66,13 @@ pub struct Environment {
     pub timer_resolution_ns: Option<f64>,
     /// Version of each client library used, by client name (e.g. `curl` → `libcurl/7.88.1 ...`).
     pub client_versions: BTreeMap<String, String>,
-    /// Where the client and the server ran (native runs); null where not recorded (browser).
+    /// Where the client (or, for `run --browser`, Chromium) and the server ran; null where not recorded (a page
+    /// opened by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
 }
 
-/// CPU placement of a native run: asked for, then read back from the OS after pinning.
+/// CPU placement of a run: asked for, then read back from the OS after pinning.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
