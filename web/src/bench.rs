@@ -22,7 +22,7 @@ use httpbench_shared::session::{CaseKey, Finished, Header, RoundBudget, Session,
 
 use crate::browser;
 use crate::clients::{js_fetch, Client, Driver, TIMEOUT_MS};
-use crate::settings::{url_for, RunSettings};
+use crate::settings::RunSettings;
 
 /// Least wall time between two progress reports inside a round (each one repaints part of the page).
 pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
@@ -92,7 +92,7 @@ struct CaseRun {
 
 impl CaseRun {
     fn new(key: &CaseKey, target: &str) -> Self {
-        let url = url_for(target, key.mode);
+        let url = httpbench_shared::protocol::url_for_mode(target, key.mode);
         let client = Client::from_name(&key.client);
         let mut entry_name = crate::timing::entry_name(&url);
         if client == Some(Client::Gloo) && url.contains('?') {

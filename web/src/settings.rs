@@ -130,14 +130,5 @@ fn number(field: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
     }
 }
 
-/// The URL a client requests in `mode`: fresh mode asks the server to close the connection after the response.
-pub fn url_for(target: &str, mode: Mode) -> String {
-    match mode {
-        Mode::Reuse => target.to_string(),
-        Mode::Fresh if target.contains('?') => format!("{target}&close=1"),
-        Mode::Fresh => format!("{target}?close=1"),
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,7 @@ pub const MAX_BYTES: u64 = 1 << 40;
 
 /// Answer one request. Never fails: bad paths get 4xx with a reason.
 pub fn respond<B>(req: &Request<B>) -> Response<TargetBody> {
-    let close = wants_close(req.uri().query());
+    let close = httpbench_shared::protocol::asks_to_close(req.uri().query());
     let mut res = match *req.method() {
         Method::GET | Method::HEAD => route(req.uri().path()),
         Method::OPTIONS => preflight(),
@@ -89,11 +89,6 @@ fn text(s: StatusCode, body: impl Into<bytes::Bytes>) -> Response<TargetBody> {
 fn with_type(mut r: Response<TargetBody>, content_type: &'static str) -> Response<TargetBody> {
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
-}
-
-/// `close=1` (or `close=true`) anywhere in the query string.
-fn wants_close(query: Option<&str>) -> bool {
-    query.is_some_and(|q| q.split('&').any(|kv| kv == "close=1" || kv == "close=true"))
 }
 
 #[cfg(test)]

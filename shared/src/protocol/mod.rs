@@ -3,11 +3,13 @@
 //! query string (to and from, imports included). One home for each, tested natively, used by both front ends.
 
 mod clients;
+mod close;
 mod duration;
 mod modes;
 mod query;
 
 pub use clients::{browser_clients, client, native_clients, parse_client_list, ClientInfo, ClientListError, CLIENTS};
+pub use close::{asks_to_close, url_for_mode};
 pub use duration::{parse_duration, DurationError, MAX_DURATION};
 pub use modes::Modes;
 pub use query::PageQuery;

@@ -96,10 +96,3 @@ fn bad_values_are_named() {
     assert!(refused(|s| s.mode = "new".into()).starts_with("mode 'new'"));
     assert!(refused(|s| s.target = "ftp://x/".into()).contains("'ftp://x/'"));
 }
-
-#[test]
-fn fresh_urls_ask_the_server_to_close() {
-    assert_eq!(url_for("http://h/", Mode::Fresh), "http://h/?close=1");
-    assert_eq!(url_for("http://h/?a=1", Mode::Fresh), "http://h/?a=1&close=1");
-    assert_eq!(url_for("http://h/", Mode::Reuse), "http://h/");
-}
