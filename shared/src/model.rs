@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// Version of the result file layout. Bump it on any change a reader of version 1 could misread.
 pub const SCHEMA_VERSION: u32 = 1;
 
+mod placement;
+pub use placement::{Pin, Placement};
+
 /// One benchmark run: where it ran, what it measured, and one [`Case`] per (client, mode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -70,74 +73,6 @@ pub struct Environment {
     /// opened by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
-}
-
-/// CPU placement of a run: asked for, then read back from the OS after pinning.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct Placement {
-    /// The policy asked for with `--pin` (natively) or `--browser-pin` (for the browser, relative to the
-    /// embedded server).
-    pub pin: Pin,
-    /// CPUs the measuring thread (and the client threads it starts) could run on, read back after pinning;
-    /// in a browser report, the CPUs Chromium's processes could run on.
-    pub client_cpus: Vec<u32>,
-    /// CPUs the embedded server process could run on, read back; null for an external URL, which cannot be
-    /// pinned.
-    pub server_cpus: Option<Vec<u32>>,
-    /// The machine's 1-minute load average when the run started, where known.
-    pub load_average_1m: Option<f64>,
-}
-
-/// CPU placement policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Pin {
-    /// Client and server pinned to one and the same CPU.
-    Same,
-    /// Client and server pinned to two different CPUs.
-    Split,
-    /// Placement left to the OS scheduler.
-    None,
-}
-
-impl Pin {
-    /// The lowercase name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Pin::Same => "same",
-            Pin::Split => "split",
-            Pin::None => "none",
-        }
-    }
-}
-
-impl fmt::Display for Pin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Placement {
-    /// One phrase for reports: `same CPU (client 0, server 0)`.
-    pub fn describe(&self) -> String {
-        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-        let server = match &self.server_cpus {
-            Some(s) => format!("server CPUs {}", list(s)),
-            None => "server not pinnable (external URL)".to_string(),
-        };
-        format!("pin {} (client CPUs {}, {server})", self.pin, list(&self.client_cpus))
-    }
-
-    /// One phrase for a browser report: `--browser-pin none (Chromium CPUs 0,1, server CPUs 1)`.
-    pub fn describe_browser(&self) -> String {
-        let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-        let server = self.server_cpus.as_deref().map(|s| format!(", server CPUs {}", list(s))).unwrap_or_default();
-        format!("--browser-pin {} (Chromium CPUs {}{server})", self.pin, list(&self.client_cpus))
-    }
 }
 
 /// The two environments httpbench measures in.
