@@ -235,3 +235,15 @@ fn the_page_is_rebuilt_only_when_missing_or_older_than_its_sources() {
     touch("2000-01-01");
     assert_eq!(verdict(), "page: stale", "older than its sources");
 }
+
+/// The GitHub Pages workflow cannot run here, so it must stay a thin call of the scripts CI runs: what CI
+/// tests (ensure-page.sh -> build-page.sh, the size budget) is what gets deployed.
+#[test]
+fn the_pages_workflow_deploys_what_the_scripts_build() {
+    let workflow = std::fs::read_to_string(root().join(".github/workflows/pages.yml")).unwrap();
+    let runs: Vec<&str> = workflow.lines().filter_map(|l| l.trim().strip_prefix("run: ")).collect();
+    assert_eq!(runs, ["bash scripts/setup.sh", "bash scripts/ensure-page.sh"], "{workflow}");
+    assert!(workflow.contains("path: dist"), "it uploads dist/");
+    let ensure = std::fs::read_to_string(root().join("scripts/ensure-page.sh")).unwrap();
+    assert!(ensure.contains("bash scripts/setup-web.sh") && ensure.contains("bash scripts/build-page.sh"));
+}

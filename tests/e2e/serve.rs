@@ -1,6 +1,6 @@
 //! `httpbench serve`: the target endpoints and the headers a browser page needs.
 
-use crate::helpers::{export_run, get, Serve, SMALL_RAW};
+use crate::helpers::{exchange, export_run, get, Serve, SMALL_RAW};
 
 #[test]
 fn index_bytes_status_and_close() {
@@ -151,4 +151,28 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
         b"OPTIONS /results HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n",
     );
     assert!(head.to_ascii_lowercase().contains("access-control-allow-methods: get, head, post, options"), "{head}");
+}
+
+/// A page on a public origin calling the local server: Chromium's Private Network Access preflight, as a real
+/// OPTIONS request on the wire, is answered so the request may go ahead; with the CORS preflight's headers.
+#[test]
+fn private_network_access_preflights_are_answered() {
+    let s = Serve::start();
+    let addr = s.url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let request = format!(
+        "OPTIONS /bytes/612 HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://example.github.io\r\n\
+         Access-Control-Request-Method: GET\r\nAccess-Control-Request-Private-Network: true\r\n\
+         Connection: close\r\n\r\n"
+    );
+    let (head, body) = exchange(&s.url, request.as_bytes());
+    let head = head.to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 204"), "{head}");
+    for line in [
+        "access-control-allow-private-network: true",
+        "access-control-allow-origin: *",
+        "access-control-allow-methods: get, head, post, options",
+    ] {
+        assert!(head.contains(line), "{line} in {head}");
+    }
+    assert!(body.is_empty());
 }

@@ -18,7 +18,7 @@ pub fn respond<B>(req: &Request<B>) -> Response<TargetBody> {
     let close = httpbench_shared::protocol::asks_to_close(req.uri().query());
     let mut res = match *req.method() {
         Method::GET | Method::HEAD => route(req.uri().path()),
-        Method::OPTIONS => preflight(),
+        Method::OPTIONS => preflight(req.headers()),
         _ => {
             let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET, HEAD and OPTIONS are served\n");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
@@ -69,10 +69,22 @@ fn status(s: StatusCode) -> Response<TargetBody> {
     text(s, format!("{}\n", s))
 }
 
-fn preflight() -> Response<TargetBody> {
+/// The CORS preflight, and Private Network Access's: a page on a public origin (the hosted page) that calls
+/// this server on 127.0.0.1 makes Chromium ask first with `Access-Control-Request-Private-Network: true`, and
+/// the request goes ahead only if the answer allows it. The server is there to be called by such pages, so it
+/// does; it still binds 127.0.0.1 unless told otherwise.
+fn preflight(request: &hyper::HeaderMap) -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::empty());
     *r.status_mut() = StatusCode::NO_CONTENT;
     let h = r.headers_mut();
+    let asks = |name: &str| request.get(name).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
+    if asks("access-control-request-private-network") {
+        h.insert("access-control-allow-private-network", HeaderValue::from_static("true"));
+    }
+    if asks("access-control-request-local-network") {
+        // The same check under the name of its successor, Local Network Access.
+        h.insert("access-control-allow-local-network", HeaderValue::from_static("true"));
+    }
     // POST is for the results endpoint, which a page hosted on another origin may call.
     h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, POST, OPTIONS"));
     h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
@@ -118,5 +130,21 @@ mod tests {
         assert_eq!(get("/nope").status(), 404);
         let r = respond(&Request::post("/").body(()).unwrap());
         assert_eq!(r.status(), 405);
+    }
+
+    #[test]
+    fn private_network_preflights_are_allowed_only_when_asked() {
+        let ask = Request::options("/bytes/10")
+            .header("origin", "https://example.github.io")
+            .header("access-control-request-method", "GET")
+            .header("access-control-request-private-network", "true")
+            .body(())
+            .unwrap();
+        let r = respond(&ask);
+        assert_eq!(r.status(), 204);
+        assert_eq!(r.headers()["access-control-allow-private-network"], "true");
+        assert_eq!(r.headers()["access-control-allow-origin"], "*");
+        let plain = respond(&Request::options("/").header("access-control-request-method", "GET").body(()).unwrap());
+        assert!(plain.headers().get("access-control-allow-private-network").is_none());
     }
 }
