@@ -6,6 +6,7 @@ mod browser_run;
 mod compare;
 mod faults;
 mod helpers;
+mod hosted;
 mod page;
 mod perl_seed;
 mod placement;

@@ -51,6 +51,22 @@ pub fn environment(clients: &[String]) -> Environment {
     }
 }
 
+/// How this page is cross-origin isolated: by the headers it was served with, by its service worker
+/// (`web/sw.js`, which adds them on hosts that cannot), or not at all.
+pub fn isolation() -> &'static str {
+    let global = js_sys::global();
+    let get = |o: &JsValue, k: &str| Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    if get(&global, "crossOriginIsolated").as_bool() != Some(true) {
+        return "not isolated";
+    }
+    let controller = get(&get(&get(&global, "navigator"), "serviceWorker"), "controller");
+    if controller.is_object() {
+        "by the page's service worker"
+    } else {
+        "by the server's headers"
+    }
+}
+
 /// Let the browser run its event loop (repaint, handle a click on Cancel) before going on.
 pub async fn yield_now() {
     let promise = Promise::new(&mut |resolve, _| {

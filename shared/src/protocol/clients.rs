@@ -13,34 +13,42 @@ pub struct ClientInfo {
     pub name: &'static str,
     /// Where it runs.
     pub environment: EnvironmentKind,
-    /// What it is, in a few words (for `--help` and the page).
-    pub about: &'static str,
     /// Whether a run without a client list includes it.
     pub default: bool,
     /// The cargo feature of the page that builds it in, if it is optional.
     pub feature: Option<&'static str>,
 }
 
-const fn native(name: &'static str, about: &'static str, default: bool) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Native, about, default, feature: None }
+const fn native(name: &'static str, default: bool) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None }
 }
 
-const fn browser(name: &'static str, about: &'static str, feature: Option<&'static str>) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Browser, about, default: feature.is_none(), feature }
+const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature }
 }
 
 /// Every client, native first, each environment's in report order.
 pub const CLIENTS: [ClientInfo; 10] = [
-    native("curl", "libcurl through the curl crate (easy interface)", true),
-    native("ureq", "ureq 3, blocking, rustls", true),
-    native("reqwest", "reqwest's blocking client, rustls", true),
-    native("reqwest-async", "reqwest's async client on a tokio runtime", false),
-    native("raw", "a std TcpStream with a fixed request, read by Content-Length: the floor", false),
-    browser("fetch", "window.fetch through web-sys, body read with arrayBuffer()", None),
-    browser("gloo-net", "gloo-net's fetch wrapper, body copied into wasm memory", None),
-    browser("xhr", "XMLHttpRequest through web-sys, responseType arraybuffer", None),
-    browser("reqwest", "reqwest compiled to wasm32 (its fetch backend)", Some("reqwest")),
-    browser("js-fetch", "the same fetch loop in plain JavaScript: the floor of the wasm clients", None),
+    // libcurl through the curl crate (easy interface)
+    native("curl", true),
+    // ureq 3, blocking, rustls
+    native("ureq", true),
+    // reqwest's blocking client, rustls
+    native("reqwest", true),
+    // reqwest's async client on a tokio runtime
+    native("reqwest-async", false),
+    // a std TcpStream with a fixed request, read by Content-Length: the floor
+    native("raw", false),
+    // window.fetch through web-sys, body read with arrayBuffer()
+    browser("fetch", None),
+    // gloo-net's fetch wrapper, body copied into wasm memory
+    browser("gloo-net", None),
+    // XMLHttpRequest through web-sys, responseType arraybuffer
+    browser("xhr", None),
+    // reqwest compiled to wasm32 (its fetch backend)
+    browser("reqwest", Some("reqwest")),
+    // the same fetch loop in plain JavaScript: the floor of the wasm clients
+    browser("js-fetch", None),
 ];
 
 /// The clients of one environment.

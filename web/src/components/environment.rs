@@ -1,4 +1,5 @@
-//! The environment panel: user agent, `crossOriginIsolated`, the measured `performance.now()` step, and a
+//! The environment panel: user agent, `crossOriginIsolated` and how it was reached (headers or the page's
+//! service worker), the measured `performance.now()` step, and a
 //! warning when that step is too coarse for per-request percentiles (rates, timed over whole rounds, are not
 //! affected), by the report's own rule ([`timer_too_coarse`]): against the last run's fastest median, or an
 //! absolute step before any run. It shows the environment of the last run, or the browser's as detected when
@@ -49,6 +50,8 @@ fn panel(e: &Environment, p50_ns: Option<f64>) -> impl IntoView {
             <dd data-testid="user-agent">{e.user_agent.clone().unwrap_or_else(|| "unknown".into())}</dd>
             <dt>"crossOriginIsolated"</dt>
             <dd data-testid="cross-origin-isolated">{isolated.map_or("unknown".to_string(), |b| b.to_string())}</dd>
+            <dt>"Isolation"</dt>
+            <dd data-testid="isolation">{crate::browser::isolation()}</dd>
             <dt>"performance.now() step"</dt>
             <dd data-testid="timer-resolution">{step.map_or("not measured".to_string(), duration_ns)}</dd>
         </dl>

@@ -27,7 +27,9 @@ pub fn text_report(reports: &[(Option<String>, Report)]) -> String {
 #[component]
 pub fn Results() -> impl IntoView {
     let state = expect_context::<PageState>();
-    let reports = Memo::new(move |_| state.sources());
+    // Derived, not memoised: a memo would compare every report on each change (and its PartialEq costs the
+    // page 3 KB of wasm); the list changes only when a run ends or a file is imported.
+    let reports = Signal::derive(move || state.sources());
     let report_text = move || reports.with(|r| text_report(r));
     let own_json = move || state.own.get().map(|r| render(&[Source::new(&r)], Format::Json, &RenderOptions::default()));
     view! {
@@ -50,7 +52,7 @@ pub fn Results() -> impl IntoView {
 #[component]
 fn StatsTable(
     /// The reports shown.
-    reports: Memo<Vec<(Option<String>, Report)>>,
+    reports: Signal<Vec<(Option<String>, Report)>>,
 ) -> impl IntoView {
     let header = stats_header().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
     let body = move || {
@@ -101,7 +103,7 @@ fn rates_svg(reports: &[(Option<String>, Report)]) -> String {
 #[component]
 fn Histograms(
     /// The reports shown (this page's run first when there is one), for the labels of the table.
-    reports: Memo<Vec<(Option<String>, Report)>>,
+    reports: Signal<Vec<(Option<String>, Report)>>,
 ) -> impl IntoView {
     let state = expect_context::<PageState>();
     let charts = move || {

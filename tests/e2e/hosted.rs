@@ -1,0 +1,72 @@
+//! The page on a static host that sends no headers (Python's `http.server` on loopback, as GitHub Pages would
+//! serve it): its own service worker (`web/sw.js`) makes it cross-origin isolated after one reload, the
+//! environment panel says so, the timer steps like an isolated page's, and a benchmark against an `httpbench
+//! serve` on another port runs.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use headless_chrome::Tab;
+use httpbench::child::KillOnDrop;
+use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::PageQuery;
+
+use crate::helpers::Serve;
+use crate::page::{launch, testid};
+
+/// `python3 -m http.server` on 127.0.0.1 (a free port) serving `dir`; its URL.
+fn plain_static_server(dir: &std::path::Path) -> (KillOnDrop, String) {
+    let mut cmd = Command::new("python3");
+    cmd.args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"]).arg(dir);
+    let mut child = KillOnDrop::spawn(cmd.stdout(Stdio::piped()).stderr(Stdio::null())).expect("python3 runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // "Serving HTTP on 127.0.0.1 port 45678 (http://127.0.0.1:45678/) ..."
+    let url = line.split(['(', ')']).nth(1).unwrap_or_else(|| panic!("http.server printed {line:?}")).to_string();
+    (child, url)
+}
+
+/// `js`'s string value, or "" while the page is between documents (the worker's reload).
+fn try_eval(tab: &Tab, js: &str) -> String {
+    tab.evaluate(js, false).ok().and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn on_a_host_without_headers_the_worker_isolates_the_page() {
+    let dist = crate::browser_run::dist();
+    let target = Serve::start();
+    let (_site, site) = plain_static_server(&dist);
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    let query = PageQuery {
+        target: Some(target.url.clone()),
+        count: Some("20".into()),
+        warmup: Some("2".into()),
+        rounds: Some("2".into()),
+        clients: Some("fetch,js-fetch".into()),
+        mode: Some("reuse".into()),
+        autorun: true,
+        ..PageQuery::default()
+    };
+    tab.navigate_to(&format!("{site}?{}", query.to_query())).unwrap();
+    let settled = "String(self.crossOriginIsolated && document.querySelector(\"[data-testid='status']\")?.dataset.state === 'done')";
+    let start = Instant::now();
+    while try_eval(&tab, settled) != "true" {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "not isolated and done; status: {}",
+            try_eval(&tab, "document.body.innerText.slice(0, 400)")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(testid(&tab, "isolation"), "by the page's service worker");
+    let report = parse_reports(&testid(&tab, "result-json")).expect("the page's result file")[0].clone();
+    assert_eq!(report.environment.cross_origin_isolated, Some(true));
+    let step = report.environment.timer_resolution_ns.expect("a measured timer step");
+    assert!(step <= 20_000.0, "an isolated page's timer steps by ~5 µs, not 100 µs: {step} ns");
+    for c in &report.cases {
+        assert_eq!(c.ok, 20, "{} against httpbench serve on another port: {c:?}", c.client);
+    }
+}
