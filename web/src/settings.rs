@@ -130,5 +130,23 @@ fn number(field: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
     }
 }
 
+/// What to tell a user whose every request failed before a response (`unreached`) from a page on
+/// `page_protocol` (`https:`, ...): from an https page the browser blocks an http:// target (mixed content)
+/// and may need permission to reach a local address; elsewhere nothing is said.
+pub fn unreachable_hint(page_protocol: &str, target: &str, unreached: bool) -> Option<String> {
+    (unreached && page_protocol == "https:").then(|| {
+        let mixed = if target.starts_with("http://") {
+            " From an https page an http:// target is mixed content: open the page over http, or give the \
+             target TLS."
+        } else {
+            ""
+        };
+        format!(
+            " No request reached {target}.{mixed} A local target also needs the browser's permission to reach \
+             the local network."
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@
 
 use httpbench_shared::model::Report;
 use httpbench_shared::session::Finished;
+use httpbench_shared::ErrorKind;
 use leptos::prelude::*;
 
 use super::serve_link;
@@ -170,7 +171,10 @@ async fn measure(
         format!("Cancelled: the report holds the {cases} cases measured so far.{posted}")
     } else {
         let requests: u64 = out.report.cases.iter().map(|c| c.iterations).sum();
-        format!("Done: {cases} cases, {requests} measured requests.{posted}")
+        let page = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
+        let unreached = out.report.cases.iter().all(|c| c.ok == 0 && c.errors.contains_key(&ErrorKind::Connect));
+        let hint = crate::settings::unreachable_hint(&page, &settings.target, unreached).unwrap_or_default();
+        format!("Done: {cases} cases, {requests} measured requests.{posted}{hint}")
     });
     out
 }

@@ -96,3 +96,13 @@ fn bad_values_are_named() {
     assert!(refused(|s| s.mode = "new".into()).starts_with("mode 'new'"));
     assert!(refused(|s| s.target = "ftp://x/".into()).contains("'ftp://x/'"));
 }
+
+#[test]
+fn an_https_page_that_reached_nothing_says_why() {
+    let hint = unreachable_hint("https:", "http://127.0.0.1:8080/", true).unwrap();
+    assert!(hint.contains("mixed content") && hint.contains("local network"), "{hint}");
+    let tls = unreachable_hint("https:", "https://127.0.0.1:8443/", true).unwrap();
+    assert!(!tls.contains("mixed content") && tls.contains("local network"), "{tls}");
+    assert_eq!(unreachable_hint("http:", "http://127.0.0.1:8080/", true), None);
+    assert_eq!(unreachable_hint("https:", "http://127.0.0.1:8080/", false), None);
+}
