@@ -14,12 +14,14 @@ TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
 BINARYEN_DIR=.tools/binaryen
 
-# Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen.
+# Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen; python3.
 missing=()
 for p in chromium chromium-driver; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 command -v npm >/dev/null || missing+=(npm)
+# The hosted-page test serves dist/ with Python's http.server (a static host that sends no headers).
+command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   as_root apt-get update -qq
