@@ -10,11 +10,7 @@ use crate::clients::ClientKind;
 
 /// This program, as the report names it.
 pub fn tool() -> Tool {
-    Tool {
-        name: "httpbench".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
-    }
+    Tool::this_build("httpbench")
 }
 
 /// The native environment, with the versions of `clients` and the placement the run used.

@@ -108,13 +108,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if cfg!(debug_assertions) {
         eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");
     }
-    // Before pinning: a browser placed with `--browser-pin none` gets every CPU this process could use.
-    let allowed = placement::current_thread_cpus().unwrap_or_default();
+    // Read before pinning: a browser placed with `--browser-pin none` gets every CPU this process could use.
+    let allowed = placement::current_thread_cpus().ok();
     let plan = placement::plan(options.pin).map_err(|e| Usage(e.0))?;
     let client_cpus = match plan.client_cpu {
         // Pin before starting anything: the server process and client threads inherit, then the server re-pins.
         Some(cpu) => Some(placement::pin_current_thread(cpu).map_err(|e| Usage(format!("--pin {}: {e}", plan.pin)))?),
-        None => placement::current_thread_cpus().ok(),
+        None => allowed.clone(),
     };
     // A browser run needs our server for the page (and its results folder) even with an external target.
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
@@ -128,10 +128,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         _ => Some(ChildServer::start(plan.server_cpu, &extra)?),
     };
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let browser_cpus = match &options.browser {
-        Some(b) if cfg!(target_os = "linux") => {
-            Some(placement::browser_cpus(b.pin, &allowed, server_cpus.as_deref()).map_err(|e| Usage(e.0))?)
-        }
+    let browser_placement = match &options.browser {
+        Some(b) if cfg!(target_os = "linux") => Some(BrowserPlacement {
+            pin: b.pin,
+            cpus: placement::browser_cpus(b.pin, allowed.as_deref().unwrap_or_default(), server_cpus.as_deref())
+                .map_err(|e| Usage(e.0))?,
+            server_cpus: server_cpus.clone(),
+        }),
         _ => None,
     };
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
@@ -148,10 +151,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let native = measure(options, &url, &stop, header);
     let browser = match (&options.browser, &server) {
-        (Some(b), Some(s)) if !native.stopped => {
-            let placed = browser_cpus.as_deref().map(|cpus| (b.pin, cpus, server_cpus.clone()));
-            Some(run_browser(options, b, s, &url, placed, &stop))
-        }
+        (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, browser_placement, &stop)),
         _ => None,
     };
     drop(server);
@@ -179,8 +179,12 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Where Chromium runs: the policy, its CPUs, and the server's (for the report's placement).
-type BrowserPlacement<'a> = (httpbench_shared::model::Pin, &'a [usize], Option<Vec<usize>>);
+/// Where Chromium is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
+struct BrowserPlacement {
+    pin: httpbench_shared::model::Pin,
+    cpus: Vec<usize>,
+    server_cpus: Option<Vec<usize>>,
+}
 
 /// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan; the browser
 /// report records where Chromium ran.
@@ -189,7 +193,7 @@ fn run_browser(
     b: &options::BrowserOptions,
     server: &ChildServer,
     target: &url::Url,
-    placed: Option<BrowserPlacement<'_>>,
+    placed: Option<BrowserPlacement>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
     let page = browser::PageRun {
@@ -202,11 +206,11 @@ fn run_browser(
     if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
     }
-    let cpus = placed.as_ref().map(|(_, cpus, _)| *cpus);
+    let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
     let run = browser::run(&b.chromium, &page.url(), server.saved_results(), page.timeout(), cpus, stop)?;
     let mut report = run.report;
-    if let Some((pin, _, server_cpus)) = placed {
-        report.environment.placement = Some(placement::record(pin, run.cpus, server_cpus));
+    if let Some(p) = placed {
+        report.environment.placement = Some(placement::record(p.pin, run.cpus, p.server_cpus));
     }
     Ok(report)
 }

@@ -71,18 +71,8 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
     };
     // Chromium before the page: a missing browser cannot be fixed by building the page.
     let chromium = crate::browser::find_chromium(a.chromium.as_deref()).map_err(Usage)?;
-    let page_dir = match &a.page_dir {
-        Some(d) if d.join("index.html").is_file() => d.clone(),
-        Some(d) => {
-            return usage(format!(
-                "--page-dir {}: no index.html there; {}",
-                d.display(),
-                crate::server::page::HOW_TO_BUILD
-            ))
-        }
-        None => default_page_dir()
-            .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?,
-    };
+    let page_dir = page_dir(a.page_dir.as_deref())?
+        .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
     Ok(Some(BrowserOptions { chromium, clients, page_dir, pin: a.browser_pin }))
 }
 
@@ -191,17 +181,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    let page_dir = match &a.page_dir {
-        Some(d) if d.join("index.html").is_file() => Some(d.clone()),
-        Some(d) => {
-            return usage(format!(
-                "--page-dir {}: no index.html there; {}",
-                d.display(),
-                crate::server::page::HOW_TO_BUILD
-            ))
-        }
-        None => default_page_dir(),
-    };
+    let page_dir = page_dir(a.page_dir.as_deref())?;
     Ok(ServeOptions {
         bind,
         port: a.port,
@@ -212,6 +192,17 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         open: a.open,
         quiet: a.quiet,
     })
+}
+
+/// `--page-dir`, checked to hold a built page; without the flag, the default page if one is built.
+fn page_dir(given: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
+    match given {
+        Some(d) if d.join("index.html").is_file() => Ok(Some(d.to_path_buf())),
+        Some(d) => {
+            usage(format!("--page-dir {}: no index.html there; {}", d.display(), crate::server::page::HOW_TO_BUILD))
+        }
+        None => Ok(default_page_dir()),
+    }
 }
 
 /// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`).

@@ -46,6 +46,18 @@ pub struct Tool {
     pub build_profile: String,
 }
 
+impl Tool {
+    /// The program `name` of this build: the workspace's version, and the profile the workspace was built
+    /// with (every crate of it shares one profile), so the CLI and the page name themselves alike.
+    pub fn this_build(name: &str) -> Tool {
+        Tool {
+            name: name.into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
+        }
+    }
+}
+
 /// Where the cases ran: the two kinds share this one shape; fields that do not apply are null.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

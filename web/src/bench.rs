@@ -153,11 +153,7 @@ async fn warm_up(case: &CaseRun, n: u64, cancel: &Cancel) -> u64 {
 /// Who wrote the report, where it ran, what it requested: what the session cannot know.
 fn header(settings: &RunSettings, environment: Environment) -> Header {
     Header {
-        tool: Tool {
-            name: crate::TOOL_NAME.into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            build_profile: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
-        },
+        tool: Tool::this_build(crate::TOOL_NAME),
         environment,
         target: Target { url: settings.target.clone(), embedded_server: false },
     }
