@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use httpbench_shared::model::Pin;
-use httpbench_shared::protocol::{ClientInfo, Modes, CLIENTS};
+use httpbench_shared::protocol::{clients_of, ClientInfo, Modes};
 use httpbench_shared::{EnvironmentKind, Format};
 use url::Url;
 
+use crate::clients::command::builtin::BUILTINS;
 use crate::usage;
 
 /// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
@@ -63,6 +64,11 @@ pub struct RunArgs {
     pub no_interleave: bool,
     #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Native))]
     pub clients: Option<String>,
+    /// A command client of your own, NAME=COMMAND (repeatable): COMMAND runs through `sh -c` and speaks the
+    /// protocol in the README ("Command clients"); NAME goes in --clients (without --clients, it is added to the
+    /// default selection).
+    #[arg(long = "client-cmd", value_name = "NAME=COMMAND")]
+    pub client_cmd: Vec<String>,
     /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
     #[arg(long, value_enum, default_value_t = Modes::Both)]
     pub mode: Modes,
@@ -138,9 +144,10 @@ impl PinArg {
     }
 }
 
-/// The help of a client-list flag, from the catalog: every name, and the default selection.
+/// The help of a client-list flag, from the catalog: every name, and the default selection; natively also
+/// the built-in command clients.
 fn client_help(environment: EnvironmentKind) -> String {
-    let clients: Vec<&ClientInfo> = CLIENTS.iter().filter(|c| c.environment == environment).collect();
+    let clients: Vec<&ClientInfo> = clients_of(environment).collect();
     let names: Vec<String> = clients
         .iter()
         .map(|c| match c.feature {
@@ -149,7 +156,14 @@ fn client_help(environment: EnvironmentKind) -> String {
         })
         .collect();
     let defaults: Vec<&str> = clients.iter().filter(|c| c.default).map(|c| c.name).collect();
-    format!("Comma-separated clients: {}, or all [default: {}]", names.join(", "), defaults.join(","))
+    let commands = match environment {
+        EnvironmentKind::Native => {
+            let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+            format!(" Command clients (not in all): {}, and your own (--client-cmd).", names.join(", "))
+        }
+        EnvironmentKind::Browser => String::new(),
+    };
+    format!("Comma-separated clients: {}, or all [default: {}].{commands}", names.join(", "), defaults.join(","))
 }
 
 /// Options of `httpbench serve`.

@@ -6,17 +6,18 @@ use httpbench_shared::clock::{resolution, SystemClock};
 use httpbench_shared::model::Placement;
 use httpbench_shared::{Environment, EnvironmentKind, Tool};
 
-use crate::clients::ClientKind;
+use crate::clients::Client;
 
 /// This program, as the report names it.
 pub fn tool() -> Tool {
     Tool::this_build("httpbench")
 }
 
-/// The native environment, with the versions of `clients` and the placement the run used.
-pub fn detect(clients: &[ClientKind], placement: Option<Placement>) -> Environment {
-    let client_versions: BTreeMap<String, String> =
-        clients.iter().map(|c| (c.name().to_string(), c.version())).collect();
+/// The native environment, with the versions of `clients` known before the run (command clients report
+/// theirs as they start) and the placement the run used.
+pub fn detect(clients: &[Client], placement: Option<Placement>) -> Environment {
+    let mut client_versions = BTreeMap::new();
+    client_versions.extend(clients.iter().filter_map(|c| Some((c.name().to_string(), c.version()?))));
     Environment {
         kind: EnvironmentKind::Native,
         os: std::env::consts::OS.into(),

@@ -226,18 +226,16 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// A session of every (client, mode) case, a driver for each, run to the end (or to a Ctrl-C).
-fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, header: Header) -> Finished {
+/// A session of every (client, mode) case, a driver for each, run to the end (or to a Ctrl-C). Command
+/// clients are started first (each waits for its adapter to be ready) and report their versions as they go.
+fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, mut header: Header) -> Finished {
     let names = options.clients.iter().map(|c| c.name().to_string()).collect();
     let mut session = Session::new(options.plan, names, options.modes.clone(), Some(options.timeout));
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
-    for &client in &options.clients {
+    for client in &options.clients {
         for &mode in &options.modes {
             let config = clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout };
-            drivers.push(client.driver(&config).unwrap_or_else(|e| {
-                eprintln!("httpbench: {client}/{mode}: cannot set up the client: {e:#}");
-                Box::new(clients::Broken)
-            }));
+            drivers.push(client.driver(&config, stop));
         }
     }
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
@@ -246,6 +244,11 @@ fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, header: Head
     let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop };
     runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();
+    for (key, driver) in session.cases().into_iter().zip(&mut drivers) {
+        if let Some(v) = driver.batched().and_then(|b| b.version()) {
+            header.environment.client_versions.entry(key.client.clone()).or_insert(v);
+        }
+    }
     session.finish(header)
 }
 
@@ -254,7 +257,7 @@ fn emit(reports: &[Report], options: &RunOptions) -> anyhow::Result<ExitCode> {
     let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
     let render_options = RenderOptions { basis: options.basis };
     output::print(&render(&sources, options.format, &render_options))?;
-    let mut ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0);
+    let mut ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
     for (format, path) in &options.exports {
         let text = render(&sources, *format, &render_options);
         if let Err(e) = output::write_atomic(path, &text) {

@@ -12,7 +12,9 @@ use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
 use crate::args::{CompareArgs, RunArgs, ServeArgs};
-use crate::clients::ClientKind;
+use crate::clients::command::builtin::{builtin, BUILTINS};
+use crate::clients::command::{Program, Spec};
+use crate::clients::{Client, ClientKind};
 use crate::server::ServeOptions;
 use crate::usage::usage;
 pub use crate::usage::Usage;
@@ -25,7 +27,7 @@ pub struct RunOptions {
     /// How every case is measured.
     pub plan: Plan,
     /// Clients, in the order given, without duplicates.
-    pub clients: Vec<ClientKind>,
+    pub clients: Vec<Client>,
     /// Modes, fresh before reuse.
     pub modes: Vec<Mode>,
     /// Per-request timeout.
@@ -109,7 +111,7 @@ fn plan(a: &RunArgs, cases: usize) -> Result<Plan, Usage> {
 impl RunOptions {
     /// Check `run` arguments.
     pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
-        let clients = parse_clients(a.clients.as_deref())?;
+        let clients = parse_clients(a.clients.as_deref(), &parse_client_cmds(&a.client_cmd)?)?;
         if let Some(url) = &a.url {
             if let Some(c) = clients.iter().find(|c| !c.supports_scheme(url.scheme())) {
                 return usage(format!(
@@ -142,13 +144,59 @@ impl RunOptions {
     }
 }
 
-/// `--clients`, by the catalog; the catalog's default selection without the flag.
-fn parse_clients(list: Option<&str>) -> Result<Vec<ClientKind>, Usage> {
-    let Some(list) = list else { return Ok(ClientKind::defaults()) };
-    let names: Vec<&'static str> = ClientKind::ALL.iter().map(|c| c.name()).collect();
+/// `--clients`, by the catalog, the built-in command clients and `own` (from `--client-cmd`); without the
+/// flag, the catalog's default selection and `own`. A command client defined but left out of the list is an
+/// error: it was surely meant to run.
+fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage> {
+    let Some(list) = list else {
+        let defaults = ClientKind::defaults().into_iter().map(Client::Lib);
+        return Ok(defaults.chain(own.iter().cloned().map(Client::Command)).collect());
+    };
+    let mut names: Vec<&str> = ClientKind::ALL.iter().map(|c| c.name()).collect();
+    names.extend(BUILTINS.iter().map(|b| b.name));
+    names.extend(own.iter().map(|s| s.name.as_str()));
     let chosen =
         parse_client_list(EnvironmentKind::Native, list, &names).map_err(|e| Usage(format!("--clients: {e}")))?;
-    Ok(chosen.iter().filter_map(|n| ClientKind::from_name(n)).collect())
+    if let Some(unused) = own.iter().find(|s| !chosen.contains(&s.name.as_str())) {
+        return usage(format!(
+            "--client-cmd {}: not in --clients {list}; add {} to the list or drop the --client-cmd",
+            unused.name, unused.name
+        ));
+    }
+    Ok(chosen
+        .iter()
+        .map(|n| match (ClientKind::from_name(n), builtin(n)) {
+            (Some(k), _) => Client::Lib(k),
+            (None, Some(b)) => Client::Command(Spec { name: b.name.into(), program: Program::Builtin(b) }),
+            (None, None) => Client::Command(own.iter().find(|s| s.name == *n).cloned().expect("a listed name")),
+        })
+        .collect())
+}
+
+/// Each `--client-cmd NAME=COMMAND`: a name no other client has (letters, digits, `.`, `_`, `-`), and a
+/// command.
+fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
+    let mut specs: Vec<Spec> = Vec::new();
+    for g in given {
+        let Some((name, command)) = g.split_once('=') else {
+            return usage(format!("--client-cmd '{g}': expected NAME=COMMAND, e.g. mine='python3 my_adapter.py'"));
+        };
+        let (name, command) = (name.trim(), command.trim());
+        let ok_char = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
+        if name.is_empty() || name == "all" || !name.chars().all(ok_char) {
+            return usage(format!(
+                "--client-cmd '{g}': '{name}' cannot name a client; use letters, digits, '.', '_' and '-'"
+            ));
+        }
+        if ClientKind::from_name(name).is_some() || builtin(name).is_some() || specs.iter().any(|s| s.name == name) {
+            return usage(format!("--client-cmd '{g}': a client named '{name}' exists already; choose another name"));
+        }
+        if command.is_empty() {
+            return usage(format!("--client-cmd '{g}': no command after '='"));
+        }
+        specs.push(Spec { name: name.into(), program: Program::Shell(command.into()) });
+    }
+    Ok(specs)
 }
 
 /// Refuse an export path whose directory does not exist before spending minutes on a run.
@@ -248,13 +296,54 @@ mod tests {
         Cli::try_parse_from(all).unwrap().run
     }
 
+    fn names(clients: &[Client]) -> Vec<&str> {
+        clients.iter().map(|c| c.name()).collect()
+    }
+
     #[test]
     fn clients_by_the_catalog_in_the_order_given() {
-        assert_eq!(parse_clients(Some("curl, raw,curl")).unwrap(), vec![ClientKind::Curl, ClientKind::Raw]);
-        assert_eq!(parse_clients(Some("all")).unwrap().len(), 5);
-        assert!(parse_clients(Some("wget")).unwrap_err().0.contains("'wget'"));
-        assert!(parse_clients(Some(",")).is_err());
-        assert_eq!(parse_clients(None).unwrap(), vec![ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest]);
+        assert_eq!(
+            parse_clients(Some("curl, raw,curl"), &[]).unwrap(),
+            [Client::Lib(ClientKind::Curl), Client::Lib(ClientKind::Raw)]
+        );
+        assert_eq!(
+            names(&parse_clients(Some("all"), &[]).unwrap()),
+            ["curl", "ureq", "reqwest", "reqwest-async", "raw"]
+        );
+        assert!(parse_clients(Some("wget"), &[]).unwrap_err().0.contains("'wget'"));
+        assert!(parse_clients(Some(","), &[]).is_err());
+        assert_eq!(names(&parse_clients(None, &[]).unwrap()), ["curl", "ureq", "reqwest"]);
+    }
+
+    #[test]
+    fn command_clients_by_name_and_your_own_by_client_cmd() {
+        let own = parse_client_cmds(&["mine=python3 my_adapter.py".into()]).unwrap();
+        let chosen = parse_clients(Some("perl-lwp,all,mine"), &own).unwrap();
+        assert_eq!(names(&chosen), ["perl-lwp", "curl", "ureq", "reqwest", "reqwest-async", "raw", "mine"]);
+        assert!(
+            matches!(&chosen[0], Client::Command(Spec { program: Program::Builtin(b), .. }) if b.interpreter == "perl")
+        );
+        assert_eq!(
+            chosen[6],
+            Client::Command(Spec { name: "mine".into(), program: Program::Shell("python3 my_adapter.py".into()) })
+        );
+        assert_eq!(names(&parse_clients(None, &own).unwrap()), ["curl", "ureq", "reqwest", "mine"]);
+        let e = parse_clients(Some("curl"), &own).unwrap_err().0;
+        assert!(e.contains("--client-cmd mine: not in --clients curl"), "{e}");
+        for (bad, says) in [
+            ("mine", "expected NAME=COMMAND"),
+            ("=x", "'' cannot name a client"),
+            ("my client=x", "'my client' cannot name"),
+            ("curl=x", "'curl' exists already"),
+            ("perl-lwp=x", "'perl-lwp' exists already"),
+            ("all=x", "'all' cannot name"),
+            ("mine= ", "no command after"),
+        ] {
+            let e = parse_client_cmds(&[bad.into()]).unwrap_err().0;
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let e = parse_client_cmds(&["a=x".into(), "a=y".into()]).unwrap_err().0;
+        assert!(e.contains("'a' exists already"), "{e}");
     }
 
     #[test]

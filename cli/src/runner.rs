@@ -9,7 +9,7 @@ use httpbench_shared::clock::Clock;
 use httpbench_shared::session::{RoundBudget, Session, Step};
 use httpbench_shared::CpuTime;
 
-use crate::clients::Driver;
+use crate::clients::{Batched, Driver};
 use crate::progress::Progress;
 
 /// The clock, the CPU meter, and the stop flag (set by Ctrl-C) the runner uses.
@@ -33,6 +33,12 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
         match session.next_step() {
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
+                if let Some(client) = drivers[case].batched() {
+                    if let Err(reason) = client.batch(requests, inst.stop, &mut |_, _| {}) {
+                        session.abort(case, reason);
+                    }
+                    continue;
+                }
                 for _ in 0..requests {
                     if inst.stop.load(Ordering::Relaxed) {
                         break;
@@ -42,7 +48,10 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
             }
             Step::Round { case, budget, .. } => {
                 progress.stage(&labels[case]);
-                run_round(session, case, drivers[case].as_mut(), budget, inst, progress);
+                match drivers[case].batched() {
+                    Some(client) => run_batched_round(session, case, client, budget, inst, progress),
+                    None => run_round(session, case, drivers[case].as_mut(), budget, inst, progress),
+                }
             }
             Step::Done => break,
         }
@@ -69,11 +78,46 @@ fn run_round(
         progress.advance(1);
     }
     let wall = inst.clock.now() - start;
-    let cpu = match (cpu_start, (inst.cpu)()) {
-        (Some(s), Some(e)) => Some(CpuTime { user: e.user.saturating_sub(s.user), sys: e.sys.saturating_sub(s.sys) }),
-        _ => None,
-    };
-    session.end_round(case, wall, cpu);
+    session.end_round(case, wall, crate::cpu::since(cpu_start, (inst.cpu)()));
+}
+
+/// One round of a client that times itself: whole batches, each timed from asking to the last answer, and
+/// the client's own CPU meter around the round. A time budget is spent in batches sized from the rate so
+/// far, each asking for half of what is left (so a round overshoots its time by about one request). A client
+/// that breaks is aborted after its round is closed with what it answered.
+fn run_batched_round(
+    session: &mut Session,
+    case: usize,
+    client: &mut dyn Batched,
+    budget: RoundBudget,
+    inst: &Instruments<'_>,
+    progress: &Progress,
+) {
+    let cpu_start = client.cpu();
+    let (mut wall, mut done) = (std::time::Duration::ZERO, 0u64);
+    let mut broke = None;
+    while broke.is_none() && budget.wants_more(done, wall) && !inst.stop.load(Ordering::Relaxed) {
+        let n = match budget {
+            RoundBudget::Requests(n) => n - done,
+            RoundBudget::Time(_) if done == 0 => 1,
+            RoundBudget::Time(d) => {
+                let per_request = wall.as_secs_f64() / done as f64;
+                ((d.saturating_sub(wall).as_secs_f64() / per_request.max(1e-9) / 2.0) as u64).clamp(1, 1_000_000)
+            }
+        };
+        let (t0, before) = (inst.clock.now(), done);
+        let result = client.batch(n, inst.stop, &mut |outcome, latency| {
+            session.record(case, outcome, latency);
+            done += 1;
+        });
+        wall += inst.clock.now() - t0;
+        progress.advance(done - before);
+        broke = result.err();
+    }
+    session.end_round(case, wall, crate::cpu::since(cpu_start, client.cpu()));
+    if let Some(reason) = broke {
+        session.abort(case, reason);
+    }
 }
 
 #[cfg(test)]

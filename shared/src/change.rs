@@ -142,6 +142,7 @@ mod tests {
             rounds,
             rate_wall_spread: None,
             phases_ns: None,
+            aborted: None,
         }
     }
 

@@ -218,6 +218,11 @@ impl ErrorKind {
         ErrorKind::Other,
     ];
 
+    /// The kind named `name` (as [`ErrorKind::as_str`] spells it).
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -292,6 +297,11 @@ pub struct Case {
     /// Timing); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases_ns: Option<Phases>,
+    /// Why this case stopped before its plan was done, in one line (a command client that is not installed,
+    /// crashed, printed a line outside the protocol or hung); its figures are what it measured until then.
+    /// Absent when the case ran to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<String>,
 }
 
 /// Mean phases of a case's requests, in nanoseconds, from the requests that reported them.

@@ -155,6 +155,8 @@ struct CaseState {
     cpu: Option<CpuTime>,
     /// Iterations recorded when the current round began.
     round_start: u64,
+    /// Why the case was stopped early, once it was.
+    aborted: Option<String>,
 }
 
 /// A run in progress. See the module documentation for the protocol.
@@ -178,7 +180,13 @@ impl Session {
         let cases: Vec<CaseState> = clients
             .iter()
             .flat_map(|c| modes.iter().map(move |&mode| CaseKey { client: c.clone(), mode }))
-            .map(|key| CaseState { key, recorder: Recorder::new(), cpu: Some(CpuTime::default()), round_start: 0 })
+            .map(|key| CaseState {
+                key,
+                recorder: Recorder::new(),
+                cpu: Some(CpuTime::default()),
+                round_start: 0,
+                aborted: None,
+            })
             .collect();
         let order = plan.order(cases.len());
         let plan = Plan { rounds: plan.rounds.max(1), ..plan };
@@ -208,23 +216,37 @@ impl Session {
         self.plan.warmup.saturating_mul(self.cases.len() as u64)
     }
 
-    /// What to do next: every case's warm-up first, then the rounds in plan order, then [`Step::Done`].
+    /// What to do next: every case's warm-up first, then the rounds in plan order, then [`Step::Done`]. Steps
+    /// of an [aborted](Session::abort) case are left out.
     pub fn next_step(&mut self) -> Step {
         if self.stopped {
             return Step::Done;
         }
-        if self.next_warmup < self.cases.len() {
+        while self.next_warmup < self.cases.len() {
             let case = self.next_warmup;
             self.next_warmup += 1;
-            if self.plan.warmup > 0 {
+            if self.plan.warmup > 0 && self.cases[case].aborted.is_none() {
                 return Step::Warmup { case, requests: self.plan.warmup };
             }
-            return self.next_step();
         }
-        let Some(&(case, round)) = self.order.get(self.next_round) else { return Step::Done };
-        self.next_round += 1;
-        self.cases[case].round_start = self.cases[case].recorder.iterations();
-        Step::Round { case, round, budget: self.plan.round_budget(round) }
+        while let Some(&(case, round)) = self.order.get(self.next_round) {
+            self.next_round += 1;
+            let c = &mut self.cases[case];
+            if c.aborted.is_none() {
+                c.round_start = c.recorder.iterations();
+                return Step::Round { case, round, budget: self.plan.round_budget(round) };
+            }
+        }
+        Step::Done
+    }
+
+    /// Stop case `case` for good, for `reason` (one line: its client broke, so more of it would measure
+    /// nothing). Close its current round first if it recorded anything. The other cases go on; the report
+    /// keeps what this one measured and says why it stopped.
+    pub fn abort(&mut self, case: usize, reason: String) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.aborted.get_or_insert(reason);
+        }
     }
 
     /// Record one measured request of case `case` and how long it took.
@@ -278,12 +300,17 @@ impl Session {
         }
     }
 
-    /// The report: every case that measured at least one request, in case order, and their histograms.
+    /// The report: every case that measured at least one request or was aborted, in case order, and their
+    /// histograms.
     pub fn finish(self, header: Header) -> Finished {
         let settings = self.settings();
         let stopped = self.stopped || self.next_round < self.order.len();
-        let measured: Vec<&CaseState> = self.cases.iter().filter(|c| c.recorder.iterations() > 0).collect();
-        let cases: Vec<Case> = measured.iter().map(|c| c.recorder.finish(&c.key.client, c.key.mode, c.cpu)).collect();
+        let measured: Vec<&CaseState> =
+            self.cases.iter().filter(|c| c.recorder.iterations() > 0 || c.aborted.is_some()).collect();
+        let cases: Vec<Case> = measured
+            .iter()
+            .map(|c| Case { aborted: c.aborted.clone(), ..c.recorder.finish(&c.key.client, c.key.mode, c.cpu) })
+            .collect();
         let histograms = measured
             .iter()
             .map(|c| CaseHistogram { key: c.key.clone(), bins: c.recorder.histogram(HISTOGRAM_BINS) })

@@ -302,6 +302,7 @@ impl Recorder {
             rounds: self.rounds.clone(),
             rate_wall_spread: spread(&self.rounds),
             phases_ns: self.phases(),
+            aborted: None,
         }
     }
 }

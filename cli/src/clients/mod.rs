@@ -1,8 +1,10 @@
 //! The clients under test: one module per client, all behind one [`Driver`] trait, so the runner times every
 //! client the same way. Fairness rules shared by all: no proxy, no redirects followed (a 3xx counts as a
 //! `status` failure), no compression, TCP_NODELAY on, every body read to the end and its length checked.
+//! [`Client`] is any client a run can name: an in-process library ([`ClientKind`]) or a command client.
 
 mod classify;
+pub mod command;
 pub mod curl;
 mod raw;
 pub mod reqwest_async;
@@ -11,16 +13,38 @@ mod tls;
 pub mod ureq;
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use httpbench_shared::protocol::native_clients;
-use httpbench_shared::{Mode, Outcome};
+use httpbench_shared::{CpuTime, Mode, Outcome};
 use url::Url;
 
 /// One client, ready to make sequential requests in one mode.
 pub trait Driver {
     /// Make one GET of the target, read the whole body, and say what happened. Never panics on bad peers.
     fn request(&mut self) -> Outcome;
+
+    /// A client in another process, which makes and times its requests itself a batch at a time: the runner
+    /// then hands it whole batches and meters that process's CPU. `None` (the default): an in-process
+    /// client, timed by the runner one [`Driver::request`] at a time.
+    fn batched(&mut self) -> Option<&mut dyn Batched> {
+        None
+    }
+}
+
+/// A client that times its own requests, in batches (a command client).
+pub trait Batched {
+    /// Make `n` sequential requests and hand each outcome, with the latency the client measured, to `record`
+    /// in order. Returns early, `Ok`, when `stop` is set. `Err` is why the client broke (it is then unusable;
+    /// what it answered before was recorded).
+    fn batch(&mut self, n: u64, stop: &AtomicBool, record: &mut dyn FnMut(&Outcome, Duration)) -> Result<(), String>;
+
+    /// CPU time the client's processes used so far, where the OS says.
+    fn cpu(&self) -> Option<CpuTime>;
+
+    /// The library and version the client reported, if it did.
+    fn version(&self) -> Option<String>;
 }
 
 /// Stands in for a client that could not be set up: every request fails at once as `other`, so the case
@@ -119,6 +143,60 @@ impl ClientKind {
 }
 
 impl fmt::Display for ClientKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A client a run can name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Client {
+    /// A library in this process.
+    Lib(ClientKind),
+    /// Another process speaking the command-client protocol.
+    Command(command::Spec),
+}
+
+impl Client {
+    /// Its name in `--clients` and in reports.
+    pub fn name(&self) -> &str {
+        match self {
+            Client::Lib(k) => k.name(),
+            Client::Command(s) => &s.name,
+        }
+    }
+
+    /// Whether it can fetch this URL's scheme (a command client is taken at its word).
+    pub fn supports_scheme(&self, scheme: &str) -> bool {
+        match self {
+            Client::Lib(k) => k.supports_scheme(scheme),
+            Client::Command(_) => scheme == "http" || scheme == "https",
+        }
+    }
+
+    /// The library version, where it is known before the run (a command client reports its own).
+    pub fn version(&self) -> Option<String> {
+        match self {
+            Client::Lib(k) => Some(k.version()),
+            Client::Command(_) => None,
+        }
+    }
+
+    /// A driver for one case. A library that cannot be set up, or an adapter that does not start, still
+    /// gives a driver: its failure becomes the case's. Starting an adapter waits for it (bounded, and `stop`
+    /// ends the wait).
+    pub fn driver(&self, config: &DriverConfig, stop: &AtomicBool) -> Box<dyn Driver> {
+        match self {
+            Client::Lib(k) => k.driver(config).unwrap_or_else(|e| {
+                eprintln!("httpbench: {k}/{}: cannot set up the client: {e:#}", config.mode);
+                Box::new(Broken)
+            }),
+            Client::Command(spec) => Box::new(command::CommandDriver::start(spec, config, stop)),
+        }
+    }
+}
+
+impl fmt::Display for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

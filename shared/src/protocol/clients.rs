@@ -1,6 +1,8 @@
-//! The client catalog: every client httpbench knows, native and browser, with what it is. Front ends map the
-//! names they can run to drivers; lists typed by users (`--clients`, `--browser-clients`, the page's form and
-//! query string) are read by [`parse_client_list`], so a name means the same everywhere.
+//! The client catalog: every in-process client httpbench knows, native and browser, with what it is. Front
+//! ends map the names they can run to drivers; lists typed by users (`--clients`, `--browser-clients`, the
+//! page's form and query string) are read by [`parse_client_list`], so a name means the same everywhere.
+//! Command clients (another process speaking the adapter protocol) are the CLI's alone: its built-in ones are
+//! listed in `cli/src/clients/command/builtin.rs`, users add their own with `--client-cmd`.
 
 use thiserror::Error;
 
@@ -52,23 +54,23 @@ pub const CLIENTS: [ClientInfo; 10] = [
 ];
 
 /// The clients of one environment.
-fn of(environment: EnvironmentKind) -> impl Iterator<Item = &'static ClientInfo> {
+pub fn clients_of(environment: EnvironmentKind) -> impl Iterator<Item = &'static ClientInfo> {
     CLIENTS.iter().filter(move |c| c.environment == environment)
 }
 
 /// The native clients.
 pub fn native_clients() -> impl Iterator<Item = &'static ClientInfo> {
-    of(EnvironmentKind::Native)
+    clients_of(EnvironmentKind::Native)
 }
 
 /// The browser clients (all of them; a page build without a feature lacks that one).
 pub fn browser_clients() -> impl Iterator<Item = &'static ClientInfo> {
-    of(EnvironmentKind::Browser)
+    clients_of(EnvironmentKind::Browser)
 }
 
 /// The client of `environment` named `name`.
 pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static ClientInfo> {
-    of(environment).find(|c| c.name == name)
+    clients_of(environment).find(|c| c.name == name)
 }
 
 /// A client list that cannot be run.
@@ -87,21 +89,22 @@ pub enum ClientListError {
     Empty(String, String),
 }
 
-/// Read a comma-separated client list of `environment`: names in the order given, without repeats; `all` is
-/// every client in `available` (the names this front end can run, in catalog order).
-pub fn parse_client_list(
+/// Read a comma-separated client list of `environment`: names in the order given, without repeats. A name is
+/// accepted when it is in `available` (the names this front end can run: catalog clients in catalog order,
+/// then any others it knows, such as the CLI's command clients); `all` is every catalog client in `available`.
+pub fn parse_client_list<'a>(
     environment: EnvironmentKind,
     list: &str,
-    available: &[&'static str],
-) -> Result<Vec<&'static str>, ClientListError> {
+    available: &[&'a str],
+) -> Result<Vec<&'a str>, ClientListError> {
     let expected = || available.join(", ");
-    let mut out: Vec<&'static str> = Vec::new();
+    let mut out: Vec<&'a str> = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let names: Vec<&'static str> = if name == "all" {
-            available.to_vec()
+        let names: Vec<&'a str> = if name == "all" {
+            available.iter().copied().filter(|n| client(environment, n).is_some()).collect()
         } else {
-            match client(environment, name).filter(|c| available.contains(&c.name)) {
-                Some(c) => vec![c.name],
+            match available.iter().find(|n| **n == name) {
+                Some(n) => vec![*n],
                 None => return Err(ClientListError::Unknown { name: name.to_string(), expected: expected() }),
             }
         };
@@ -135,6 +138,14 @@ mod tests {
     }
 
     #[test]
+    fn names_beyond_the_catalog_are_accepted_but_not_in_all() {
+        let available = ["curl", "raw", "perl-lwp", "mine"];
+        let p = |s| parse_client_list(EnvironmentKind::Native, s, &available);
+        assert_eq!(p("all,mine").unwrap(), ["curl", "raw", "mine"]);
+        assert_eq!(p("perl-lwp,curl").unwrap(), ["perl-lwp", "curl"]);
+    }
+
+    #[test]
     fn a_name_of_the_other_environment_or_build_is_unknown() {
         let e = parse_client_list(EnvironmentKind::Browser, "curl", &["fetch"]).unwrap_err();
         assert!(matches!(e, ClientListError::Unknown { .. }));
@@ -145,7 +156,7 @@ mod tests {
     #[test]
     fn the_catalog_has_unique_names_per_environment_and_defaults() {
         for env in [EnvironmentKind::Native, EnvironmentKind::Browser] {
-            let names: Vec<&str> = of(env).map(|c| c.name).collect();
+            let names: Vec<&str> = clients_of(env).map(|c| c.name).collect();
             let mut unique = names.clone();
             unique.dedup();
             assert_eq!(names, unique);

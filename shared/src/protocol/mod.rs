@@ -8,7 +8,9 @@ mod duration;
 mod modes;
 mod query;
 
-pub use clients::{browser_clients, client, native_clients, parse_client_list, ClientInfo, ClientListError, CLIENTS};
+pub use clients::{
+    browser_clients, client, clients_of, native_clients, parse_client_list, ClientInfo, ClientListError, CLIENTS,
+};
 pub use close::{asks_to_close, url_for_mode};
 pub use duration::{parse_duration, DurationError, MAX_DURATION};
 pub use modes::Modes;

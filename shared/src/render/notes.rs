@@ -26,7 +26,8 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
-        let mut s = "note: CPU/req is the client process's user + sys time per request (getrusage).".to_string();
+        let mut s = "note: CPU/req is the client's user + sys time per request (a command client's: its processes')."
+            .to_string();
         if native.iter().any(|r| r.report.target.embedded_server) {
             s.push_str(" The embedded server runs in a process of its own and is not billed to the client.");
         }

@@ -63,6 +63,7 @@ pub fn outliers_matter(case: &Case) -> bool {
 pub(super) fn case_warnings(rows: &[Row<'_>]) -> Vec<String> {
     let each = |item: fn(&Row<'_>) -> Option<String>| rows.iter().filter_map(item).collect::<Vec<_>>();
     [
+        stopped(rows),
         grouped(
             "failed requests",
             each(failures),
@@ -97,6 +98,24 @@ pub(super) fn case_warnings(rows: &[Row<'_>]) -> Vec<String> {
 /// `warning: {kind}: {item}, {item}: {advice}`, or nothing when no case is listed.
 fn grouped(kind: &str, items: Vec<String>, advice: &str) -> Option<String> {
     (!items.is_empty()).then(|| format!("warning: {kind}: {}: {advice}", items.join(", ")))
+}
+
+/// `warning: cases stopped early: mine/fresh after 37 requests (mine: printed 'x'); ...: ...`, or nothing.
+/// Reasons are sentences with commas of their own, so the cases are set apart by semicolons.
+fn stopped(rows: &[Row<'_>]) -> Option<String> {
+    let items: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(format!("{} after {} requests ({})", r.label, r.case.iterations, r.case.aborted.as_ref()?))
+        })
+        .collect();
+    (!items.is_empty()).then(|| {
+        format!(
+            "warning: cases stopped early: {}: their figures are what they measured until then; the other cases \
+             ran to their end.",
+            items.join("; ")
+        )
+    })
 }
 
 /// `curl/fresh 3 of 100 (connect: 2, status: 1; statuses 404×1)`.

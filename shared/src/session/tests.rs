@@ -177,3 +177,38 @@ fn the_settings_come_from_the_plan_and_the_cases() {
     assert_eq!(s.modes, [Mode::Fresh, Mode::Reuse]);
     assert_eq!(s.timeout_ms, Some(10_000));
 }
+
+#[test]
+fn an_aborted_case_keeps_what_it_measured_says_why_and_the_others_go_on() {
+    let clients = vec!["a".into(), "b".into(), "c".into()];
+    let mut session = Session::new(plan(Budget::Count(4), 3, 2, true), clients, vec![Mode::Reuse], None);
+    let mut steps = Vec::new();
+    loop {
+        match session.next_step() {
+            Step::Warmup { case, .. } => {
+                steps.push(format!("w{case}"));
+                // c cannot even start: aborted in its warm-up, before any measured request.
+                if case == 2 {
+                    session.abort(case, "c: exited at start".into());
+                }
+            }
+            Step::Round { case, .. } => {
+                steps.push(format!("r{case}"));
+                session.record(case, &Outcome::response(200, 1), Duration::from_micros(10));
+                session.end_round(case, Duration::from_millis(1), None);
+                // a breaks after its first round; the reason given first is kept.
+                if case == 0 {
+                    session.abort(case, "a: printed 'garbage'".into());
+                    session.abort(case, "a: later".into());
+                }
+            }
+            Step::Done => break,
+        }
+    }
+    assert_eq!(steps.join(" "), "w0 w1 w2 r0 r1 r1");
+    let out = session.finish(header());
+    let got: Vec<(&str, u64, Option<&str>)> =
+        out.report.cases.iter().map(|c| (c.client.as_str(), c.iterations, c.aborted.as_deref())).collect();
+    assert_eq!(got, [("a", 1, Some("a: printed 'garbage'")), ("b", 2, None), ("c", 0, Some("c: exited at start"))]);
+    assert_eq!(out.histograms.len(), 3, "one histogram per reported case");
+}

@@ -49,6 +49,7 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
             cv,
         }),
         phases_ns: None,
+        aborted: None,
     }
 }
 
@@ -249,4 +250,21 @@ fn placements_are_compared_within_an_environment_only() {
     let sources = [Source::new(&native), Source::new(&browser), Source::new(&other)];
     let text = notes(&sources, &rows(&sources)).join("\n");
     assert!(text.contains("different CPU placements (#2: none, #3: split)"), "{text}");
+}
+
+#[test]
+fn cases_stopped_early_share_one_line_with_each_reason() {
+    let mut a = named("mine", case(0.01, 0, 1e6));
+    a.aborted = Some("command client 'mine' printed 'oops, no' (line 38 of a batch of 400)".into());
+    let mut r = report(a, 5_000.0, "release");
+    r.cases.push(named("curl", case(0.01, 0, 1e6)));
+    let mut gone = named("node-fetch", case(0.01, 0, 1e6));
+    (gone.iterations, gone.aborted) = (0, Some("unavailable: node not found".into()));
+    r.cases.push(gone);
+    assert_eq!(
+        warnings(&r),
+        "warning: cases stopped early: mine after 1000 requests (command client 'mine' printed 'oops, no' (line 38 \
+         of a batch of 400)); node-fetch after 0 requests (unavailable: node not found): their figures are what \
+         they measured until then; the other cases ran to their end."
+    );
 }

@@ -1,0 +1,87 @@
+// httpbench's adapter for Node's clients: fetch (undici, built in) and node:http, chosen by the first
+// argument. It speaks httpbench's command-client protocol (README, "Command clients"): read a count n per line
+// on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind>"
+// per request, then "end". reuse = keep-alive (fetch's own pool; an http.Agent with keepAlive); fresh = a new
+// connection per request (fetch has no public way to make a new client, so it sends Connection: close;
+// node:http uses no agent).
+import http from 'node:http';
+import https from 'node:https';
+import readline from 'node:readline';
+
+const url = process.env.HTTPBENCH_URL;
+const reuse = process.env.HTTPBENCH_MODE === 'reuse';
+const timeoutMs = Number(process.env.HTTPBENCH_TIMEOUT || '10') * 1000;
+
+// An error's kind, in httpbench's names.
+function kindOf(e) {
+  const code = (e && (e.code || (e.cause && e.cause.code))) || '';
+  const text = `${e && e.name} ${e && e.message} ${code}`.toLowerCase();
+  if (/timeout|aborted/.test(text)) return 'timeout';
+  if (/enotfound|eai_again/.test(text)) return 'dns';
+  if (/econnrefused|ehostunreach|enetunreach/.test(text)) return 'connect';
+  if (/econnreset|epipe|socket hang up|other side closed/.test(text)) return 'reset';
+  if (/premature close|terminated|incomplete/.test(text)) return 'truncated';
+  if (/cert|ssl|tls/.test(text)) return 'tls';
+  if (/hpe_|parse error|invalid/.test(text)) return 'protocol';
+  return 'other';
+}
+
+async function fetchGet() {
+  const init = { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) };
+  if (!reuse) init.headers = { connection: 'close' };
+  const r = await fetch(url, init);
+  const body = await r.arrayBuffer();
+  return [r.status, body.byteLength];
+}
+
+const lib = url.startsWith('https:') ? https : http;
+const agent = reuse ? new lib.Agent({ keepAlive: true, maxSockets: 1 }) : false;
+
+function httpGet() {
+  return new Promise((resolve, reject) => {
+    const req = lib.get(url, { agent, timeout: timeoutMs }, (res) => {
+      let size = 0;
+      res.on('data', (chunk) => { size += chunk.length; });
+      res.on('end', () => (res.complete ? resolve([res.statusCode, size]) : reject(new Error('incomplete'))));
+      res.on('error', reject);
+    });
+    req.setNoDelay(true);
+    // A deadline for the whole request: node's own timeout is for an idle socket.
+    const deadline = setTimeout(() => req.destroy(new Error('timeout')), timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+const clients = {
+  fetch: [fetchGet, `fetch (undici ${process.versions.undici}, Node ${process.version})`],
+  http: [httpGet, `node:http (Node ${process.version}${reuse ? ', keep-alive agent' : ', no agent'})`],
+};
+// The last argument: `node adapter.mjs fetch` and `node -e SOURCE fetch` both end with it.
+const chosen = clients[process.argv.at(-1)];
+if (!chosen) {
+  process.stderr.write('usage: node.mjs fetch|http\n');
+  process.exit(2);
+}
+if (typeof fetch !== 'function') {
+  process.stderr.write(`unavailable: Node ${process.version} has no fetch (it came in Node 18)\n`);
+  process.exit(3);
+}
+const [get, version] = chosen;
+let head = `version ${version}\n`;
+for await (const line of readline.createInterface({ input: process.stdin })) {
+  const out = [head];
+  head = '';
+  for (let i = Number(line); i > 0; i--) {
+    const t0 = process.hrtime.bigint();
+    try {
+      const [status, size] = await get();
+      out.push(`${process.hrtime.bigint() - t0} ${status} ${size}\n`);
+    } catch (e) {
+      out.push(`${process.hrtime.bigint() - t0} 0 0 ${kindOf(e)}\n`);
+    }
+  }
+  out.push('end\n');
+  process.stdout.write(out.join(''));
+}

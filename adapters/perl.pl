@@ -1,0 +1,123 @@
+# httpbench's adapter for the seed's three Perl clients (www_bench.pl): LWP::UserAgent, HTTP::Lite and
+# WWW::Curl::Easy, chosen by the first argument (lwp, lite, curl). It speaks httpbench's command-client
+# protocol (README, "Command clients"): read a count n per line on stdin, make n sequential GETs of
+# $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind>" per request, then "end".
+# fresh = a new client object per request, as the seed's subs do; reuse = one object for every request.
+use strict;
+use warnings;
+use Time::HiRes qw(clock_gettime CLOCK_MONOTONIC);
+
+my $which = shift // '';
+my $url = $ENV{HTTPBENCH_URL} or die "HTTPBENCH_URL is not set\n";
+my $reuse = ($ENV{HTTPBENCH_MODE} // 'fresh') eq 'reuse';
+my $timeout = $ENV{HTTPBENCH_TIMEOUT} || 10;
+
+# Each client: load its module (a missing one is reported as unavailable), make a client, get once.
+my %clients = (
+    lwp => {
+        module => 'LWP::UserAgent',
+        make => sub { LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0) },
+        get => \&lwp_get,
+    },
+    lite => { module => 'HTTP::Lite', make => sub { HTTP::Lite->new }, get => \&lite_get },
+    curl => { module => 'WWW::Curl::Easy', make => \&curl_new, get => \&curl_get },
+);
+my $client = $clients{$which} or die "usage: perl.pl lwp|lite|curl\n";
+unless (eval "require $client->{module}; 1") {
+    print STDERR "unavailable: Perl module $client->{module} is not installed\n";
+    exit 3;
+}
+my $version = $client->{module}->VERSION;
+my $note = $which eq 'lite' ? ', no keep-alive' : $which eq 'curl' ? ', ' . WWW::Curl::Easy::version() : '';
+my $line = "version $client->{module} $version (perl " . sprintf('%vd', $^V) . "$note)\n";
+
+$| = 0;
+my $shared = $reuse ? $client->{make}->() : undef;
+while (my $n = <STDIN>) {
+    chomp $n;
+    my $out = $line;
+    $line = '';
+    for (1 .. $n) {
+        my $t0 = clock_gettime(CLOCK_MONOTONIC);
+        my ($status, $bytes, $kind) = within_deadline(sub { $client->{get}->($shared // $client->{make}->()) });
+        my $ns = int((clock_gettime(CLOCK_MONOTONIC) - $t0) * 1e9);
+        $out .= $kind ? "$ns 0 0 $kind\n" : "$ns $status $bytes\n";
+    }
+    print $out, "end\n";
+    STDOUT->flush;
+}
+
+# Run one request with --timeout as a deadline for the whole of it (the libraries' own timeouts are per read).
+sub within_deadline {
+    my ($request) = @_;
+    my @r = eval {
+        local $SIG{ALRM} = sub { die "httpbench deadline\n" };
+        Time::HiRes::alarm($timeout);
+        my @got = $request->();
+        Time::HiRes::alarm(0);
+        @got;
+    };
+    Time::HiRes::alarm(0);
+    return @r if @r;
+    return (0, 0, $@ =~ /httpbench deadline/ ? 'timeout' : kind_of($@));
+}
+
+# An error message's kind, in httpbench's names.
+sub kind_of {
+    my ($m) = @_;
+    return 'timeout' if $m =~ /time(d)? ?out/i;
+    return 'dns' if $m =~ /resolve|name or service|bad hostname|host not found/i;
+    return 'connect' if $m =~ /connect|refused/i;
+    return 'reset' if $m =~ /reset|closed|EOF|empty reply/i;
+    return 'tls' if $m =~ /SSL|certificate/i;
+    return 'other';
+}
+
+sub lwp_get {
+    my ($ua) = @_;
+    my $r = $ua->get($url);
+    # LWP reports its own failures as a 500 with a Client-Warning header, not as an answer of the server.
+    if (($r->header('Client-Warning') // '') eq 'Internal response') {
+        return (0, 0, kind_of($r->message));
+    }
+    return (0, 0, 'truncated') if $r->header('X-Died') || $r->header('Client-Aborted');
+    return ($r->code, length(${ $r->content_ref }));
+}
+
+sub lite_get {
+    my ($http) = @_;
+    $http->reset;
+    my $code = $http->request($url);
+    # HTTP::Lite leaves the reason of a failed connection in $!.
+    return (0, 0, kind_of("$! " . ($http->status_message // ''))) unless $code;
+    return ($code, length($http->body // ''));
+}
+
+sub curl_new {
+    my $curl = WWW::Curl::Easy->new;
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_HEADER(), 1);
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_URL(), $url);
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_NOSIGNAL(), 1);
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_NOPROXY(), '*');
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_TIMEOUT_MS(), int($timeout * 1000));
+    return $curl;
+}
+
+sub curl_get {
+    my ($curl) = @_;
+    my $body;
+    open(my $sink, '>', \$body) or die "in-memory file: $!";
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_WRITEDATA(), $sink);
+    my $rc = $curl->perform;
+    return (0, 0, curl_kind($rc, $curl)) if $rc != 0;
+    return ($curl->getinfo(WWW::Curl::Easy::CURLINFO_HTTP_CODE()),
+        int($curl->getinfo(WWW::Curl::Easy::CURLINFO_SIZE_DOWNLOAD())));
+}
+
+# libcurl's error codes (curl.h), in httpbench's names.
+sub curl_kind {
+    my ($rc, $curl) = @_;
+    my %kinds = (6 => 'dns', 7 => 'connect', 28 => 'timeout', 18 => 'truncated', 52 => 'reset', 56 => 'reset',
+        35 => 'tls', 60 => 'tls', 8 => 'protocol', 1 => 'protocol');
+    return $kinds{$rc} // kind_of($curl->strerror($rc));
+}
