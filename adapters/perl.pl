@@ -18,9 +18,11 @@ my %clients = (
         module => 'LWP::UserAgent',
         make => sub { LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0) },
         get => \&lwp_get,
+        alarm => 1,
     },
-    lite => { module => 'HTTP::Lite', make => sub { HTTP::Lite->new }, get => \&lite_get },
-    curl => { module => 'WWW::Curl::Easy', make => \&curl_new, get => \&curl_get },
+    lite => { module => 'HTTP::Lite', make => sub { HTTP::Lite->new }, get => \&lite_get, alarm => 1 },
+    # libcurl's CURLOPT_TIMEOUT_MS is a deadline for the whole request already: no alarm needed.
+    curl => { module => 'WWW::Curl::Easy', make => \&curl_new, get => \&curl_get, alarm => 0 },
 );
 my $client = $clients{$which} or die "usage: perl.pl lwp|lite|curl\n";
 unless (eval "require $client->{module}; 1") {
@@ -39,7 +41,8 @@ while (my $n = <STDIN>) {
     $line = '';
     for (1 .. $n) {
         my $t0 = clock_gettime(CLOCK_MONOTONIC);
-        my ($status, $bytes, $kind) = within_deadline(sub { $client->{get}->($shared // $client->{make}->()) });
+        my $request = sub { $client->{get}->($shared // $client->{make}->()) };
+        my ($status, $bytes, $kind) = attempt($request, $client->{alarm});
         my $ns = int((clock_gettime(CLOCK_MONOTONIC) - $t0) * 1e9);
         $out .= $kind ? "$ns 0 0 $kind\n" : "$ns $status $bytes\n";
     }
@@ -47,10 +50,16 @@ while (my $n = <STDIN>) {
     STDOUT->flush;
 }
 
-# Run one request with --timeout as a deadline for the whole of it (the libraries' own timeouts are per read).
-sub within_deadline {
-    my ($request) = @_;
-    my @r = eval {
+# Run one request; a library's error becomes a failure line. With $alarm, --timeout is a deadline for the whole
+# request (LWP's and HTTP::Lite's own timeouts are per read, or none; libcurl's is whole already).
+sub attempt {
+    my ($request, $alarm) = @_;
+    my @r;
+    if (!$alarm) {
+        @r = eval { $request->() };
+        return @r ? @r : (0, 0, kind_of($@));
+    }
+    @r = eval {
         local $SIG{ALRM} = sub { die "httpbench deadline\n" };
         Time::HiRes::alarm($timeout);
         my @got = $request->();

@@ -4,8 +4,10 @@
 # (taskset) wherever two programs are compared, so placement is the same for both sides.
 #   1. harness overhead: httpbench `raw` vs an independent C loop (bench/rawloop.c), both modes (goal >= 0.95)
 #   2. the embedded server vs nginx, wrk -c16 -t2 and wrk -c1 -t1 (goals >= 1.0 and >= 0.95)
-#   3. every native client, both modes, next to the Perl seed script's clients (goal: every Rust client in
-#      fresh mode beats Perl's fastest, WWW::Curl, by wall rate)
+#   3. every native client and the seed's Perl clients as command clients, both modes, with the seed script
+#      itself as the cross-check (goals: every Rust client in fresh mode beats Perl's fastest by wall rate; the
+#      adapters within 10% of the seed script's own rates), and the command-client protocol's cost per request
+#      (goal: under 1 us)
 #   4. memory: peak RSS of -n 10000 vs -n 1000000 (goal <= 1.2x)
 #   5. start to answer: wall time of a bare `httpbench` (goal <= 15 s)
 #   6. the page, when it is built: gzip size of wasm + JS + CSS (goal <= 200 KB), and in headless Chromium the
@@ -83,20 +85,60 @@ done | awk '{ a += $1; b += $2; c += $3; d += $4; printf "round %d: c16 %.0f vs 
 }
 
 section_3() {
-echo; echo "== 3. native clients vs the Perl seed script (wall rates, same server)"
+echo; echo "== 3. native clients vs the seed's Perl clients, as command clients and in the seed script itself"
+# Every native client and the seed's three (perl-lwp, perl-lite, perl-curl: adapters/perl.pl, the seed's subs)
+# in one httpbench report per round; one direct run of www_bench.pl per round as the cross-check of the
+# adapters (same server, fresh mode, rounds interleaved). Then the protocol's own cost: an adapter that makes
+# no request (tests/adapters/scripted.py instant), its wall time per request is the pipe and parsing alone.
 N3=2000
+have_perl=0
+perl -MLWP::UserAgent -MHTTP::Lite -MWWW::Curl::Easy -e 1 2>/dev/null && have_perl=1
+clients=all
+[ "$have_perl" = 1 ] && clients=all,perl-lwp,perl-lite,perl-curl
 for r in $(seq "$ROUNDS"); do
-  $C0 "$BIN" run "$EMB" --clients all --mode both -n "$N3" --rounds 1 --warmup 100 --pin none --format csv \
-    --no-progress 2>/dev/null | awk -F, 'NR > 1 { print $1, $9 }'
-  if perl -MLWP::UserAgent -MHTTP::Lite -MWWW::Curl::Easy -e 1 2>/dev/null; then
-    NO_PROXY='*' $C0 perl "$SEED" "$N3" "$EMB" | awk -v n="$N3" '$2 == "wallclock" || $3 == "wallclock" {
-      name = $1; sub(":", "", name); w = ($2 == "wallclock") ? $1 : $2; print "perl/" name, n / w }'
+  $C0 "$BIN" run "$EMB" --clients "$clients" --mode both -n "$N3" --rounds 1 --warmup 100 --pin none --format csv \
+    --no-progress 2>/dev/null | awk -F, -v r="$r" 'NR > 1 { print r, $1, $9, ($10 == "" ? 0 : $10) }'
+  if [ "$have_perl" = 1 ]; then
+    NO_PROXY='*' $C0 perl "$SEED" "$N3" "$EMB" | awk -v n="$N3" -v r="$r" '$2 == "wallclock" || $3 == "wallclock" {
+      name = $1; sub(":", "", name); w = ($2 == "wallclock") ? $1 : $2; cpu = 0
+      for (i = 1; i <= NF; i++) if ($i == "CPU)") cpu = $(i - 1)
+      print r, "seed/" name, n / w, (cpu > 0 ? n / cpu : 0) }'
   fi
-done | awk '{ s[$1] += $2; c[$1]++; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
-  END { best = 0; for (i = 1; i <= k; i++) { x = order[i]; m = s[x] / c[x]; printf "%-22s %10.0f req/s\n", x, m;
-          if (x ~ /^perl\//) { if (m > best) { best = m; bn = x } } else if (x ~ /\/fresh$/) { f[x] = m } }
-        if (best > 0) { printf "Perl fastest: %s %.0f req/s\n", bn, best;
-          for (x in f) printf "  %-20s %s Perl fastest (%.2fx)\n", x, (f[x] > best ? "beats" : "DOES NOT beat"), f[x] / best } }'
+done | python3 -c '
+import statistics, sys
+rates, cpu = {}, {}
+for line in sys.stdin:
+    r, name, rate, cpu_rate = line.split()
+    rates.setdefault(name, {})[r] = float(rate)
+    cpu.setdefault(name, {})[r] = float(cpu_rate)
+for name, by_round in rates.items():
+    print(f"{name:22} {statistics.median(by_round.values()):10.0f} req/s (median of {len(by_round)} rounds)")
+# Wall rates swing from one second to the next here: the ratio of each round, then their median.
+for lib in ["lwp", "lite", "curl"]:
+    seed, ours = rates.get(f"seed/{lib}", {}), rates.get(f"perl-{lib}/fresh", {})
+    ratios = sorted(ours[r] / seed[r] for r in seed if r in ours)
+    if ratios:
+        print(f"perl-{lib}/fresh vs the seed script {lib}: median ratio {statistics.median(ratios):.2f} "
+              f"(rounds {min(ratios):.2f}-{max(ratios):.2f}; goal: within 10%)")
+    # CPU per request hardly moves with the neighbours: what the adapter costs beyond the seed sub.
+    seed, ours = cpu.get(f"seed/{lib}", {}), cpu.get(f"perl-{lib}/fresh", {})
+    ratios = sorted(ours[r] / seed[r] for r in seed if ours.get(r) and seed[r])
+    if ratios:
+        print(f"  CPU rate (iterations per CPU second), adapter vs seed: median ratio {statistics.median(ratios):.2f}")
+perl = {n: statistics.median(v.values()) for n, v in rates.items() if n.startswith("perl-") and n.endswith("/fresh")}
+if perl:
+    best = max(perl, key=perl.get)
+    print(f"Perl fastest: {best} {perl[best]:.0f} req/s")
+    for n, v in rates.items():
+        if n.endswith("/fresh") and not n.startswith(("perl-", "seed/")):
+            m = statistics.median(v.values())
+            verdict = "beats" if m > perl[best] else "DOES NOT beat"
+            print(f"  {n:20} {verdict} Perl fastest ({m / perl[best]:.2f}x)")
+'
+n=1000000
+rate=$($C0 "$BIN" run "$EMB" --client-cmd "instant=python3 $PWD/tests/adapters/scripted.py instant" --clients instant \
+  --mode reuse -n "$n" --rounds "$ROUNDS" --warmup 0 --pin none --format csv --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $9 }')
+awk -v r="$rate" 'BEGIN { printf "command-client protocol: %.0f ns per request (a request line and its share of the batch; goal: under 1000 ns)\n", 1e9 / r }'
 }
 
 section_4() {

@@ -24,6 +24,16 @@ else
   log "system packages present"
 fi
 
+# The command clients' interpreters beyond Perl: python3 and node (Node 18+ for fetch). Usually present on this
+# kind of machine (perhaps not from Debian, e.g. pyenv's python3), so only a missing command is installed.
+for pair in python3:python3 node:nodejs; do
+  if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+    log "installing ${pair#*:}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pair#*:}" >/dev/null
+  fi
+done
+
 # Rust pieces: the wasm32 target (shared must build for the page), rustfmt and clippy for the checks.
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"

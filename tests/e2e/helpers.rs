@@ -144,6 +144,8 @@ pub struct TestServer {
     pub url: String,
     /// Requests answered so far, so a test can wait until a client is measuring.
     pub answered: Arc<std::sync::atomic::AtomicU64>,
+    /// Connections accepted so far, so a test can tell fresh connections from kept-alive ones.
+    pub connections: Arc<std::sync::atomic::AtomicU64>,
     _acceptor: Acceptor,
 }
 
@@ -153,8 +155,13 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
         let answered = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let count = answered.clone();
-        TestServer { url, answered, _acceptor: Acceptor::spawn(listener, move |s, _| serve_conn(s, body, &count)) }
+        let connections = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (count, conns) = (answered.clone(), connections.clone());
+        let acceptor = Acceptor::spawn(listener, move |s, _| {
+            conns.fetch_add(1, Ordering::Relaxed);
+            serve_conn(s, body, &count)
+        });
+        TestServer { url, answered, connections, _acceptor: acceptor }
     }
 }
 

@@ -3,6 +3,7 @@
 //! per area.
 
 mod browser_run;
+mod command;
 mod compare;
 mod faults;
 mod helpers;

@@ -1,0 +1,217 @@
+//! Command clients end to end: every built-in adapter against real servers in both modes (fresh really opens
+//! a connection per request, reuse keeps one), a user's adapter through `--client-cmd` with the protocol's
+//! environment, and small misbehaving adapters (`tests/adapters/scripted.py`) that must each be stopped with
+//! a reason naming them while the other cases run.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{cases, run, run_json, TestServer};
+
+const BODY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+/// The built-in command clients and the start of the version each reports.
+const BUILTINS: [(&str, &str); 7] = [
+    ("perl-lwp", "LWP::UserAgent "),
+    ("perl-lite", "HTTP::Lite "),
+    ("perl-curl", "WWW::Curl::Easy "),
+    ("python-urllib", "http.client (Python 3"),
+    ("python-requests", "requests "),
+    ("node-fetch", "fetch (undici "),
+    ("node-http", "node:http (Node v"),
+];
+
+fn scripted(behaviour: &str) -> String {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/adapters/scripted.py");
+    format!("bad=python3 {} {behaviour}", script.display())
+}
+
+fn python_has_requests() -> bool {
+    Command::new("python3").args(["-c", "import requests"]).status().is_ok_and(|s| s.success())
+}
+
+fn case<'a>(v: &'a Value, client: &str) -> &'a Value {
+    cases(v).iter().find(|c| c["client"] == client).unwrap_or_else(|| panic!("no case {client}: {v}"))
+}
+
+#[test]
+#[ignore = "needs Perl's LWP, HTTP::Lite and WWW::Curl, python3 and node (scripts/setup.sh; scripts/test.sh runs it)"]
+fn every_builtin_adapter_measures_both_modes_with_fresh_and_kept_connections() {
+    for (client, version) in BUILTINS {
+        if client == "python-requests" && !python_has_requests() {
+            let (code, v, _) = run_json(&["--clients", client, "-n", "5", "--no-progress"]);
+            let reason = case(&v, client)["aborted"].as_str().unwrap_or_default().to_string();
+            assert_eq!(code, 1);
+            assert!(
+                reason.starts_with("unavailable: Python module requests") && reason.contains("pip install"),
+                "{reason}"
+            );
+            continue;
+        }
+        for mode in ["fresh", "reuse"] {
+            let server = TestServer::fixed(BODY);
+            let args = ["--clients", client, "--mode", mode, "-n", "20", "--warmup", "3", "--rounds", "2"];
+            let (code, v, err) = run_json(&[&[server.url.as_str()], &args[..], &["--no-progress"]].concat());
+            assert_eq!(code, 0, "{client}/{mode}: {err}\n{v}");
+            let c = case(&v, client);
+            assert_eq!((c["iterations"].as_u64(), c["ok"].as_u64()), (Some(20), Some(20)), "{client}/{mode}: {c}");
+            assert_eq!(c["bytes"].as_u64(), Some(20 * BODY.len() as u64), "{client}/{mode}: every body read whole");
+            assert!(c["cpu_user_secs"].is_number(), "{client}/{mode}: the adapter's CPU time was read: {c}");
+            assert!(c["latency_ns"]["p50"].as_f64().unwrap() > 1000.0, "{client}/{mode}: its own clock: {c}");
+            let reported = v["environment"]["client_versions"][client].as_str().unwrap_or_default();
+            assert!(reported.starts_with(version), "{client}: version {reported:?}");
+            let connections = server.connections.load(Ordering::Relaxed);
+            // HTTP::Lite has no keep-alive: it connects per request in both modes (its version line says so).
+            // undici may open a second connection for a request sent while the first goes back to its pool.
+            let expected = match (mode, client) {
+                ("fresh", _) | (_, "perl-lite") => 23..=23,
+                (_, "node-fetch") => 1..=2,
+                _ => 1..=1,
+            };
+            assert!(expected.contains(&connections), "{client}/{mode}: {connections} connections for 23 requests");
+        }
+    }
+}
+
+#[test]
+fn a_client_cmd_gets_the_url_mode_and_timeout_and_its_version_is_recorded() {
+    let adapter = "env=python3 -c \"import os,sys\nfor l in sys.stdin:\n n=int(l)\n if n==0: \
+                   print('version', os.environ['HTTPBENCH_URL'], os.environ['HTTPBENCH_MODE'], \
+                   os.environ['HTTPBENCH_TIMEOUT'])\n print('1000 200 3\\n'*n+'end', flush=True)\"";
+    let (code, v, err) = run_json(&[
+        "http://127.0.0.1:9/x?y=1",
+        "--client-cmd",
+        adapter,
+        "--clients",
+        "env",
+        "--mode",
+        "fresh",
+        "--timeout",
+        "2.5",
+        "-n",
+        "10",
+        "--no-progress",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["environment"]["client_versions"]["env"], "http://127.0.0.1:9/x?y=1 fresh 2.5");
+    let c = case(&v, "env");
+    assert_eq!(
+        (c["ok"].as_u64(), c["bytes"].as_u64(), c["latency_ns"]["max"].as_f64()),
+        (Some(10), Some(30), Some(1000.0))
+    );
+}
+
+#[test]
+fn many_requests_in_large_batches_are_all_counted() {
+    let (code, v, err) = run_json(&[
+        "--client-cmd",
+        &scripted("instant").replacen("bad=", "instant=", 1),
+        "--clients",
+        "instant",
+        "--mode",
+        "reuse",
+        "-n",
+        "200000",
+        "--rounds",
+        "2",
+        "--no-progress",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = case(&v, "instant");
+    assert_eq!((c["iterations"].as_u64(), c["ok"].as_u64()), (Some(200_000), Some(200_000)));
+    assert_eq!(c["rounds"][0]["iterations"].as_u64(), Some(100_000));
+}
+
+#[test]
+fn a_duration_is_spent_in_batches_sized_from_the_rate() {
+    let (code, v, err) = run_json(&[
+        "--client-cmd",
+        &scripted("instant"),
+        "--clients",
+        "bad",
+        "--mode",
+        "reuse",
+        "--duration",
+        "1s",
+        "--rounds",
+        "2",
+        "--warmup",
+        "0",
+        "--no-progress",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = case(&v, "bad");
+    for r in c["rounds"].as_array().unwrap() {
+        let wall = r["wall_secs"].as_f64().unwrap();
+        assert!((0.5..1.5).contains(&wall), "each round takes its half second, about: {r}");
+    }
+    assert!(c["iterations"].as_u64().unwrap() > 1000, "{c}");
+}
+
+/// Each fault: the adapter is stopped, its case says why naming the adapter and the bad line, raw still runs
+/// all its requests, the exit code is 1, and the run ends in bounded time.
+#[test]
+fn misbehaving_adapters_are_stopped_with_a_reason_and_the_other_cases_run() {
+    for (behaviour, got, says) in [
+        ("garbage", 5, "command client bad printed 'oops, not a line' (line 6 of a batch of 10): 'oops,' is not"),
+        ("fewer", 9, "printed 'end' (line 10 of a batch of 10): end after 9 of 10 request lines"),
+        ("more", 10, "printed '0 200 0' (line 11 of a batch of 10): more request lines than the 10 asked"),
+        ("crash", 3, "command client bad exited (exit status: 139) after 3 of 10 requests: segfault (pretend)"),
+        ("hang", 2, "command client bad gave no line for 3 s (--timeout 1 s + 2 s) after 2 of 10 requests"),
+        ("exit-at-start", 0, "command client bad exited (exit status: 4) at start: cannot start: no such library"),
+        ("late-version", 1, "printed 'version too late' (line 2 of a batch of 10): a version line only goes before"),
+    ] {
+        let t = Instant::now();
+        let args = ["--clients", "raw,bad", "--mode", "reuse", "-n", "20", "--rounds", "2", "--warmup", "0"];
+        let (code, v, err) =
+            run_json(&[&args[..], &["--timeout", "1", "--no-progress", "--client-cmd", &scripted(behaviour)]].concat());
+        assert!(t.elapsed() < Duration::from_secs(20), "{behaviour}: bounded, took {:?}", t.elapsed());
+        assert_eq!(code, 1, "{behaviour}: {err}");
+        assert_eq!(case(&v, "raw")["ok"].as_u64(), Some(20), "{behaviour}: the other case ran");
+        let bad = case(&v, "bad");
+        let reason = bad["aborted"].as_str().unwrap_or_else(|| panic!("{behaviour}: no reason: {bad}"));
+        assert!(reason.contains(says), "{behaviour}: {reason}");
+        assert_eq!(bad["iterations"].as_u64(), Some(got), "{behaviour}: what it answered is kept: {bad}");
+    }
+}
+
+#[test]
+fn the_text_report_shows_a_stopped_case_with_its_reason() {
+    let (code, out, _) = run(&[
+        "--clients",
+        "raw,bad",
+        "--mode",
+        "reuse",
+        "-n",
+        "10",
+        "--no-progress",
+        "--client-cmd",
+        &scripted("fewer"),
+    ]);
+    assert_eq!(code, 1);
+    let warning = out.lines().find(|l| l.starts_with("warning: cases stopped early: ")).expect("a warning line");
+    assert!(warning.contains("bad/reuse") || warning.contains("bad after"), "{warning}");
+    assert!(warning.contains("end after"), "{warning}");
+}
+
+#[test]
+fn an_interpreter_not_on_path_is_unavailable_with_how_to_install_it_and_the_others_run() {
+    // A PATH with a shell and nothing else: no node, so node-fetch cannot start; raw needs no PATH.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/bin/sh", dir.path().join("sh")).unwrap();
+    let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_httpbench"))
+        .args(["--clients", "raw,node-fetch", "--mode", "reuse", "-n", "5", "--no-progress", "--format", "json"])
+        .env("PATH", dir.path())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(case(&v, "raw")["ok"].as_u64(), Some(5));
+    let reason = case(&v, "node-fetch")["aborted"].as_str().unwrap().to_string();
+    assert_eq!(reason, "unavailable: node is not on PATH; install: apt install nodejs (Node 18 or later)");
+}
