@@ -74,7 +74,7 @@ sub attempt {
 # An error message's kind, in httpbench's names.
 sub kind_of {
     my ($m) = @_;
-    return 'timeout' if $m =~ /time(d)? ?out/i;
+    return 'timeout' if $m =~ /time(d)? ?out|httpbench deadline/i;
     return 'dns' if $m =~ /resolve|name or service|bad hostname|host not found/i;
     return 'connect' if $m =~ /connect|refused/i;
     return 'reset' if $m =~ /reset|closed|EOF|empty reply/i;
@@ -89,8 +89,11 @@ sub lwp_get {
     if (($r->header('Client-Warning') // '') eq 'Internal response') {
         return (0, 0, kind_of($r->message));
     }
-    return (0, 0, 'truncated') if $r->header('X-Died') || $r->header('Client-Aborted');
-    return ($r->code, length(${ $r->content_ref }));
+    # A die inside LWP's read loop (our deadline's alarm among them) ends the body early: LWP says so in X-Died.
+    my $died = $r->header('X-Died') // '';
+    return (0, 0, 'timeout') if $died =~ /httpbench deadline|timeout/i;
+    return (0, 0, 'truncated') if $died || $r->header('Client-Aborted');
+    return with_length_checked($r->code, length(${ $r->content_ref }), $r->header('Content-Length'));
 }
 
 sub lite_get {
@@ -99,7 +102,16 @@ sub lite_get {
     my $code = $http->request($url);
     # HTTP::Lite leaves the reason of a failed connection in $!.
     return (0, 0, kind_of("$! " . ($http->status_message // ''))) unless $code;
-    return ($code, length($http->body // ''));
+    my $declared = $http->get_header('Content-Length');
+    $declared = $declared->[0] if ref $declared;
+    return with_length_checked($code, length($http->body // ''), $declared);
+}
+
+# A body shorter than its Content-Length is `truncated`: LWP and HTTP::Lite hand over what came without a word.
+sub with_length_checked {
+    my ($code, $got, $declared) = @_;
+    return (0, 0, 'truncated') if defined $declared && $declared =~ /^\d+$/ && $got < $declared;
+    return ($code, $got);
 }
 
 sub curl_new {

@@ -180,6 +180,17 @@ fn misbehaving_adapters_are_stopped_with_a_reason_and_the_other_cases_run() {
 }
 
 #[test]
+fn a_command_that_is_not_found_is_named_with_what_the_shell_said() {
+    let args = ["--clients", "raw,gone", "--mode", "reuse", "-n", "5", "--no-progress"];
+    let (code, v, _) = run_json(&[&args[..], &["--client-cmd", "gone=/nonexistent/adapter --fast"]].concat());
+    assert_eq!(code, 1);
+    assert_eq!(case(&v, "raw")["ok"].as_u64(), Some(5));
+    let reason = case(&v, "gone")["aborted"].as_str().unwrap().to_string();
+    assert!(reason.starts_with("command client gone exited (exit status: 127) at start: "), "{reason}");
+    assert!(reason.contains("/nonexistent/adapter") && reason.contains("not found"), "{reason}");
+}
+
+#[test]
 fn the_text_report_shows_a_stopped_case_with_its_reason() {
     let (code, out, _) = run(&[
         "--clients",

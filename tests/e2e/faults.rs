@@ -352,3 +352,38 @@ fn the_target_server_answers_malformed_requests_with_4xx() {
     let (head, body) = crate::helpers::get(&serve.url, "/");
     assert!(head.starts_with("HTTP/1.1 200") && body.len() == 612);
 }
+
+/// The command clients against the faults every client must survive: each request ends in the right kind
+/// within the deadline, whatever the library's own timeouts do (the adapters bound the whole request).
+#[test]
+#[ignore = "needs Perl's LWP, HTTP::Lite and WWW::Curl, python3 and node (scripts/setup.sh; scripts/test.sh runs it)"]
+fn command_clients_cut_a_trickle_and_a_stall_at_the_deadline_and_see_a_short_body() {
+    let has_requests =
+        std::process::Command::new("python3").args(["-c", "import requests"]).status().is_ok_and(|s| s.success());
+    let mut clients = vec!["perl-lwp", "perl-lite", "perl-curl", "python-urllib", "node-fetch", "node-http"];
+    if has_requests {
+        clients.push("python-requests");
+    }
+    for (fault, timeout, want) in [
+        (Fault::Trickle, "1", "timeout"),
+        (Fault::StallBeforeHeaders, "0.5", "timeout"),
+        (Fault::CloseMidBody, "5", "truncated"),
+    ] {
+        let s = FaultServer::start(fault);
+        let args =
+            ["-n", "2", "--warmup", "0", "--rounds", "1", "--mode", "reuse", "--no-progress", "--timeout", timeout];
+        let (code, v, err) = run_json(&[&["run", s.url.as_str(), "--clients", &clients.join(",")], &args[..]].concat());
+        assert_eq!(code, 1, "{err}");
+        validate(&v);
+        assert_eq!(cases(&v).len(), clients.len(), "{v}");
+        expect_kind(&v, want, &[]);
+        for c in cases(&v) {
+            let wall = c["wall_secs"].as_f64().unwrap();
+            assert!(
+                wall < 2.0 * timeout.parse::<f64>().unwrap() + 2.0,
+                "{} took {wall} s for two requests",
+                c["client"]
+            );
+        }
+    }
+}
