@@ -27,8 +27,10 @@ function kindOf(e) {
 }
 
 async function fetchGet() {
-  const init = { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) };
-  if (!reuse) init.headers = { connection: 'close' };
+  // No compression (fetch asks for gzip by default); fresh: a new connection per request.
+  const headers = { 'accept-encoding': 'identity' };
+  if (!reuse) headers.connection = 'close';
+  const init = { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs), headers };
   const r = await fetch(url, init);
   const body = await r.arrayBuffer();
   return [r.status, body.byteLength];
@@ -70,11 +72,18 @@ if (typeof fetch !== 'function') {
   process.exit(3);
 }
 const [get, version] = chosen;
+// Lines are written in bunches, at least every 0.2 s: httpbench wants each line within --timeout + 2 s.
+const FLUSH_NS = 200_000_000n;
 let head = `version ${version}\n`;
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  const out = [head];
+  let out = [head];
   head = '';
+  let flushed = process.hrtime.bigint();
   for (let i = Number(line); i > 0; i--) {
+    if (process.hrtime.bigint() - flushed > FLUSH_NS) {
+      process.stdout.write(out.join(''));
+      [out, flushed] = [[], process.hrtime.bigint()];
+    }
     const t0 = process.hrtime.bigint();
     try {
       const [status, size] = await get();

@@ -16,7 +16,7 @@ my $timeout = $ENV{HTTPBENCH_TIMEOUT} || 10;
 my %clients = (
     lwp => {
         module => 'LWP::UserAgent',
-        make => sub { LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0) },
+        make => sub { LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0, max_redirect => 0) },
         get => \&lwp_get,
         alarm => 1,
     },
@@ -33,18 +33,27 @@ my $version = $client->{module}->VERSION;
 my $note = $which eq 'lite' ? ', no keep-alive' : $which eq 'curl' ? ', ' . WWW::Curl::Easy::version() : '';
 my $line = "version $client->{module} $version (perl " . sprintf('%vd', $^V) . "$note)\n";
 
+# Lines are written in bunches, at least every FLUSH_SECS: httpbench wants each line within --timeout + 2 s.
+use constant FLUSH_SECS => 0.2;
 $| = 0;
 my $shared = $reuse ? $client->{make}->() : undef;
 while (my $n = <STDIN>) {
     chomp $n;
     my $out = $line;
     $line = '';
+    my $flushed = clock_gettime(CLOCK_MONOTONIC);
     for (1 .. $n) {
         my $t0 = clock_gettime(CLOCK_MONOTONIC);
         my $request = sub { $client->{get}->($shared // $client->{make}->()) };
         my ($status, $bytes, $kind) = attempt($request, $client->{alarm});
-        my $ns = int((clock_gettime(CLOCK_MONOTONIC) - $t0) * 1e9);
+        my $t1 = clock_gettime(CLOCK_MONOTONIC);
+        my $ns = int(($t1 - $t0) * 1e9);
         $out .= $kind ? "$ns 0 0 $kind\n" : "$ns $status $bytes\n";
+        if ($t1 - $flushed > FLUSH_SECS) {
+            print $out;
+            STDOUT->flush;
+            ($out, $flushed) = ('', $t1);
+        }
     }
     print $out, "end\n";
     STDOUT->flush;
@@ -76,7 +85,7 @@ sub kind_of {
     my ($m) = @_;
     return 'timeout' if $m =~ /time(d)? ?out|httpbench deadline/i;
     return 'dns' if $m =~ /resolve|name or service|bad hostname|host not found/i;
-    return 'connect' if $m =~ /connect|refused/i;
+    return 'connect' if $m =~ /can't connect|refused/i;
     return 'reset' if $m =~ /reset|closed|EOF|empty reply/i;
     return 'tls' if $m =~ /SSL|certificate/i;
     return 'other';

@@ -15,6 +15,12 @@ REUSE = os.environ.get("HTTPBENCH_MODE", "fresh") == "reuse"
 TIMEOUT = float(os.environ.get("HTTPBENCH_TIMEOUT", "10"))
 
 
+# No compression for any client (requests asks for gzip by default).
+IDENTITY = {"Accept-Encoding": "identity"}
+# Lines are written in bunches, at least every FLUSH_SECS: httpbench wants each line within --timeout + 2 s.
+FLUSH_SECS = 0.2
+
+
 class Deadline(Exception):
     """--timeout passed for the whole request (the libraries' own timeouts are per socket operation)."""
 
@@ -57,16 +63,17 @@ class Urllib:
         self.version = f"http.client (Python {sys.version.split()[0]})"
 
     def get(self):
-        if self.conn is None:
-            self.conn = self.new()
-            self.conn.connect()
-            self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
+            if self.conn is None:
+                self.conn = self.new()
+                self.conn.connect()
+                self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.conn.request("GET", self.target, headers={} if REUSE else {"Connection": "close"})
             r = self.conn.getresponse()
             body = r.read()
         except BaseException:
-            self.conn.close()
+            if self.conn is not None:
+                self.conn.close()
             self.conn = None
             raise
         if not REUSE or r.will_close:
@@ -87,7 +94,7 @@ class Requests:
 
     def get(self):
         get = self.session.get if self.session else self.requests.get
-        r = get(URL, timeout=TIMEOUT, allow_redirects=False, proxies={"http": None, "https": None})
+        r = get(URL, timeout=TIMEOUT, allow_redirects=False, proxies={"http": None, "https": None}, headers=IDENTITY)
         return r.status_code, len(r.content)
 
 
@@ -105,7 +112,12 @@ def main():
     for line in sys.stdin:
         out = [head]
         head = ""
+        flushed = time.perf_counter_ns()
         for _ in range(int(line)):
+            if time.perf_counter_ns() - flushed > FLUSH_SECS * 1e9:
+                sys.stdout.write("".join(out))
+                sys.stdout.flush()
+                out, flushed = [], time.perf_counter_ns()
             t0 = time.perf_counter_ns()
             try:
                 signal.setitimer(signal.ITIMER_REAL, TIMEOUT)

@@ -231,14 +231,14 @@ fn stop_flag() -> Arc<AtomicBool> {
 fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, mut header: Header) -> Finished {
     let names = options.clients.iter().map(|c| c.name().to_string()).collect();
     let mut session = Session::new(options.plan, names, options.modes.clone(), Some(options.timeout));
+    let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     for client in &options.clients {
         for &mode in &options.modes {
             let config = clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout };
-            drivers.push(client.driver(&config, stop));
+            drivers.push(client.driver(&config, stop, &progress.printer()));
         }
     }
-    let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let clock = SystemClock::new();
     let cpu = cpu::process_cpu;
     let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop };

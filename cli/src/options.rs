@@ -163,12 +163,13 @@ fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage>
             unused.name, unused.name
         ));
     }
+    // Every chosen name is one of `names`, so one of the three kinds.
     Ok(chosen
         .iter()
-        .map(|n| match (ClientKind::from_name(n), builtin(n)) {
-            (Some(k), _) => Client::Lib(k),
-            (None, Some(b)) => Client::Command(Spec { name: b.name.into(), program: Program::Builtin(b) }),
-            (None, None) => Client::Command(own.iter().find(|s| s.name == *n).cloned().expect("a listed name")),
+        .filter_map(|n| match (ClientKind::from_name(n), builtin(n)) {
+            (Some(k), _) => Some(Client::Lib(k)),
+            (None, Some(b)) => Some(Client::Command(Spec { name: b.name.into(), program: Program::Builtin(b) })),
+            (None, None) => own.iter().find(|s| s.name == *n).cloned().map(Client::Command),
         })
         .collect())
 }

@@ -45,10 +45,36 @@ impl Progress {
         }
     }
 
+    /// Where other threads print their lines (a command client's stderr) without tearing the bar.
+    pub fn printer(&self) -> Printer {
+        Printer { bar: self.bar.clone() }
+    }
+
     /// Remove the bar.
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+        }
+    }
+}
+
+/// Prints whole lines on stderr above the progress bar, if there is one (a cheap handle; clone it freely).
+#[derive(Debug, Clone)]
+pub struct Printer {
+    bar: Option<ProgressBar>,
+}
+
+impl Printer {
+    /// A printer for a run without a bar.
+    pub fn plain() -> Self {
+        Printer { bar: None }
+    }
+
+    /// Print `line` on stderr, above the bar.
+    pub fn line(&self, line: &str) {
+        match &self.bar {
+            Some(b) if !b.is_hidden() => b.suspend(|| eprintln!("{line}")),
+            _ => eprintln!("{line}"),
         }
     }
 }

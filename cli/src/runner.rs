@@ -34,8 +34,10 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
                 if let Some(client) = drivers[case].batched() {
-                    if let Err(reason) = client.batch(requests, inst.stop, &mut |_, _| {}) {
-                        session.abort(case, reason);
+                    let result = client.batch(requests, inst.stop, &mut |_, _| {});
+                    // A Ctrl-C ends the run, not the case: the session stops by the flag.
+                    if let (Err(e), false) = (result, inst.stop.load(Ordering::Relaxed)) {
+                        session.abort(case, e.reason);
                     }
                     continue;
                 }
@@ -81,10 +83,10 @@ fn run_round(
     session.end_round(case, wall, crate::cpu::since(cpu_start, (inst.cpu)()));
 }
 
-/// One round of a client that times itself: whole batches, each timed from asking to the last answer, and
-/// the client's own CPU meter around the round. A time budget is spent in batches sized from the rate so
+/// One round of a client that times itself: whole batches, each timed from asking to the last answer, with
+/// the client's own CPU meter read around each. A time budget is spent in batches sized from the rate so
 /// far, each asking for half of what is left (so a round overshoots its time by about one request). A client
-/// that breaks is aborted after its round is closed with what it answered.
+/// that breaks is aborted after its round is closed with what it answered (the wait on a hang left out).
 fn run_batched_round(
     session: &mut Session,
     case: usize,
@@ -93,8 +95,8 @@ fn run_batched_round(
     inst: &Instruments<'_>,
     progress: &Progress,
 ) {
-    let cpu_start = client.cpu();
     let (mut wall, mut done) = (std::time::Duration::ZERO, 0u64);
+    let mut cpu = Some(CpuTime::default());
     let mut broke = None;
     while broke.is_none() && budget.wants_more(done, wall) && !inst.stop.load(Ordering::Relaxed) {
         let n = match budget {
@@ -105,18 +107,24 @@ fn run_batched_round(
                 ((d.saturating_sub(wall).as_secs_f64() / per_request.max(1e-9) / 2.0) as u64).clamp(1, 1_000_000)
             }
         };
-        let (t0, before) = (inst.clock.now(), done);
+        let cpu_start = client.cpu();
+        let t0 = inst.clock.now();
         let result = client.batch(n, inst.stop, &mut |outcome, latency| {
             session.record(case, outcome, latency);
+            progress.advance(1);
             done += 1;
         });
-        wall += inst.clock.now() - t0;
-        progress.advance(done - before);
+        let idle = result.as_ref().err().map_or(std::time::Duration::ZERO, |e| e.idle);
+        wall += (inst.clock.now() - t0).saturating_sub(idle);
+        cpu = cpu
+            .zip(crate::cpu::since(cpu_start, client.cpu()))
+            .map(|(a, b)| CpuTime { user: a.user + b.user, sys: a.sys + b.sys });
         broke = result.err();
     }
-    session.end_round(case, wall, crate::cpu::since(cpu_start, client.cpu()));
-    if let Some(reason) = broke {
-        session.abort(case, reason);
+    session.end_round(case, wall, cpu);
+    // A Ctrl-C ends the run, not the case: the session stops by the flag.
+    if let Some(e) = broke.filter(|_| !inst.stop.load(Ordering::Relaxed)) {
+        session.abort(case, e.reason);
     }
 }
 
@@ -223,5 +231,118 @@ mod tests {
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
         let out = drive(plan, &["fast", "slow"], &mut [Box::new(fast), Box::new(slow)], &inst);
         insta::assert_snapshot!(render(&[Source::new(&out.report)], Format::Text, &RenderOptions::default()));
+    }
+}
+
+/// The batched path on a mock clock: a client that answers every request in 100 µs by its own clock and
+/// takes 110 µs per request of wall time, and can be told to hang (the wait is left out) or break.
+#[cfg(test)]
+mod batched_tests {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    use httpbench_shared::clock::MockClock;
+    use httpbench_shared::session::{Budget, Header, Plan};
+    use httpbench_shared::{Mode, Outcome};
+
+    use super::*;
+    use crate::clients::BatchError;
+
+    struct Fake<'a> {
+        clock: &'a MockClock,
+        batches: Vec<u64>,
+        /// Break in this batch (1-based), after answering this many, having waited this long.
+        breaks: Option<(usize, u64, Duration)>,
+        cpu_reads: Cell<u32>,
+    }
+
+    impl Driver for Fake<'_> {
+        fn request(&mut self) -> Outcome {
+            unreachable!("the runner hands batched clients whole batches")
+        }
+        fn batched(&mut self) -> Option<&mut dyn Batched> {
+            Some(self)
+        }
+    }
+
+    impl Batched for Fake<'_> {
+        fn batch(
+            &mut self,
+            n: u64,
+            _stop: &AtomicBool,
+            record: &mut dyn FnMut(&Outcome, Duration),
+        ) -> Result<(), BatchError> {
+            self.batches.push(n);
+            let upto = match self.breaks {
+                Some((b, k, _)) if b == self.batches.len() => k,
+                _ => n,
+            };
+            for _ in 0..upto {
+                self.clock.advance(Duration::from_micros(110));
+                record(&Outcome::response(200, 1), Duration::from_micros(100));
+            }
+            match self.breaks {
+                Some((b, _, wait)) if b == self.batches.len() => {
+                    self.clock.advance(wait);
+                    Err(BatchError { reason: "fake broke".into(), idle: wait })
+                }
+                _ => Ok(()),
+            }
+        }
+        fn cpu(&self) -> Option<CpuTime> {
+            self.cpu_reads.set(self.cpu_reads.get() + 1);
+            Some(CpuTime { user: self.clock.now() / 2, sys: Duration::ZERO })
+        }
+        fn version(&self) -> Option<String> {
+            None
+        }
+    }
+
+    fn run_fake(plan: Plan, fake: &mut Fake<'_>) -> httpbench_shared::Report {
+        let (clock, stop) = (fake.clock, AtomicBool::new(false));
+        let cpu = || None;
+        let inst = Instruments { clock, cpu: &cpu, stop: &stop };
+        let mut session = Session::new(plan, vec!["fake".into()], vec![Mode::Reuse], None);
+        let mut drivers: Vec<Box<dyn Driver + '_>> = vec![Box::new(std::mem::replace(
+            fake,
+            Fake { clock, batches: vec![], breaks: None, cpu_reads: Cell::new(0) },
+        ))];
+        run(&mut session, &mut drivers, &inst, &Progress::hidden());
+        let header: Header = Header {
+            tool: httpbench_shared::Tool::this_build("t"),
+            ..httpbench_shared::fixture::header(httpbench_shared::EnvironmentKind::Native)
+        };
+        session.finish(header).report
+    }
+
+    #[test]
+    fn a_count_is_one_batch_per_round_timed_and_metered_by_the_client() {
+        let clock = MockClock::new();
+        let mut fake = Fake { clock: &clock, batches: vec![], breaks: None, cpu_reads: Cell::new(0) };
+        let r = run_fake(Plan { budget: Budget::Count(10), warmup: 3, rounds: 2, interleave: false }, &mut fake);
+        let c = &r.cases[0];
+        assert_eq!((c.iterations, c.wall_secs), (10, 0.0011));
+        assert_eq!(c.latency_ns.unwrap().max, 100_000.0, "latencies are the client's own");
+        assert_eq!(c.cpu_user_secs, Some(0.00055), "half the round's wall, warm-up not billed");
+    }
+
+    #[test]
+    fn a_duration_is_spent_in_halving_batches_and_a_hang_is_left_out_of_the_wall() {
+        let clock = MockClock::new();
+        let mut fake = Fake {
+            clock: &clock,
+            batches: vec![],
+            breaks: Some((4, 2, Duration::from_secs(3))),
+            cpu_reads: Cell::new(0),
+        };
+        let plan =
+            Plan { budget: Budget::Duration(Duration::from_millis(11)), warmup: 0, rounds: 1, interleave: false };
+        let r = run_fake(plan, &mut fake);
+        let c = &r.cases[0];
+        // 1 request (0.11 ms), then half of the 10.89 ms left at 0.11 ms each (49), then half again (25), then
+        // the fourth batch breaks after 2 of its 12 and hangs for 3 s.
+        assert_eq!(c.iterations, 1 + 49 + 25 + 2);
+        assert!((c.wall_secs - 77.0 * 110e-6).abs() < 1e-9, "the 3 s hang is not request time: {}", c.wall_secs);
+        assert_eq!(c.aborted.as_deref(), Some("fake broke"));
     }
 }

@@ -241,8 +241,9 @@ impl Session {
     }
 
     /// Stop case `case` for good, for `reason` (one line: its client broke, so more of it would measure
-    /// nothing). Close its current round first if it recorded anything. The other cases go on; the report
-    /// keeps what this one measured and says why it stopped.
+    /// nothing); the first reason given is kept. End its current round with [`Session::end_round`] first, so
+    /// what it measured in it counts. The other cases go on; the report keeps what this one measured and says
+    /// why it stopped.
     pub fn abort(&mut self, case: usize, reason: String) {
         if let Some(c) = self.cases.get_mut(case) {
             c.aborted.get_or_insert(reason);

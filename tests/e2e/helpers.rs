@@ -265,3 +265,8 @@ pub fn post(url_base: &str, path: &str, body: &[u8]) -> (String, Vec<u8>) {
     );
     exchange(url_base, &[head.as_bytes(), body].concat())
 }
+
+/// Whether python3 has the requests module (the python-requests command client needs it).
+pub fn python_has_requests() -> bool {
+    Command::new("python3").args(["-c", "import requests"]).status().is_ok_and(|s| s.success())
+}

@@ -20,6 +20,8 @@ use httpbench_shared::protocol::native_clients;
 use httpbench_shared::{CpuTime, Mode, Outcome};
 use url::Url;
 
+use crate::progress::Printer;
+
 /// One client, ready to make sequential requests in one mode.
 pub trait Driver {
     /// Make one GET of the target, read the whole body, and say what happened. Never panics on bad peers.
@@ -33,12 +35,27 @@ pub trait Driver {
     }
 }
 
+/// Why a batch ended early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchError {
+    /// One line naming the client and what went wrong.
+    pub reason: String,
+    /// How long the batch waited after the client's last good answer (a hang's wait): left out of the
+    /// round's wall time, which is the time of requests.
+    pub idle: Duration,
+}
+
 /// A client that times its own requests, in batches (a command client).
 pub trait Batched {
     /// Make `n` sequential requests and hand each outcome, with the latency the client measured, to `record`
-    /// in order. Returns early, `Ok`, when `stop` is set. `Err` is why the client broke (it is then unusable;
-    /// what it answered before was recorded).
-    fn batch(&mut self, n: u64, stop: &AtomicBool, record: &mut dyn FnMut(&Outcome, Duration)) -> Result<(), String>;
+    /// in order. `Err` says why the batch ended early: the client broke, or `stop` was set. The client is
+    /// unusable after it; what it answered before was recorded.
+    fn batch(
+        &mut self,
+        n: u64,
+        stop: &AtomicBool,
+        record: &mut dyn FnMut(&Outcome, Duration),
+    ) -> Result<(), BatchError>;
 
     /// CPU time the client's processes used so far, where the OS says.
     fn cpu(&self) -> Option<CpuTime>;
@@ -185,13 +202,13 @@ impl Client {
     /// A driver for one case. A library that cannot be set up, or an adapter that does not start, still
     /// gives a driver: its failure becomes the case's. Starting an adapter waits for it (bounded, and `stop`
     /// ends the wait).
-    pub fn driver(&self, config: &DriverConfig, stop: &AtomicBool) -> Box<dyn Driver> {
+    pub fn driver(&self, config: &DriverConfig, stop: &AtomicBool, printer: &Printer) -> Box<dyn Driver> {
         match self {
             Client::Lib(k) => k.driver(config).unwrap_or_else(|e| {
                 eprintln!("httpbench: {k}/{}: cannot set up the client: {e:#}", config.mode);
                 Box::new(Broken)
             }),
-            Client::Command(spec) => Box::new(command::CommandDriver::start(spec, config, stop)),
+            Client::Command(spec) => Box::new(command::CommandDriver::start(spec, config, stop, printer)),
         }
     }
 }

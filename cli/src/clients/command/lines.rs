@@ -47,6 +47,7 @@ pub fn parse(line: &str) -> Result<Line<'_>, String> {
     let status: u16 = status.parse().map_err(|_| format!("'{status}' is not an HTTP status"))?;
     let bytes: u64 = bytes.parse().map_err(|_| format!("'{bytes}' is not a byte count"))?;
     let outcome = match (status, kind) {
+        (0, Some(_)) if bytes != 0 => return Err("a failure line is '<nanoseconds> 0 0 <kind>'".into()),
         (0, Some(kind)) => Outcome::failed(ErrorKind::from_name(kind).ok_or_else(|| unknown_kind(kind))?, None),
         (0, None) => return Err("status 0 needs the error kind as a fourth field".into()),
         (100..=599, None) => Outcome::response(status, bytes),
@@ -90,6 +91,7 @@ mod tests {
             ("10 OK 612", "'OK' is not an HTTP status"),
             ("10 200 lots", "'lots' is not a byte count"),
             ("10 0 0", "needs the error kind"),
+            ("10 0 5 reset", "a failure line is '<nanoseconds> 0 0 <kind>'"),
             ("10 0 0 gremlins", "unknown error kind 'gremlins': expected one of connect, dns"),
             ("10 200 612 timeout", "a kind goes with status 0"),
             ("10 999 1", "status 999"),

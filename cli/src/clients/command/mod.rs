@@ -8,35 +8,26 @@
 pub mod builtin;
 mod lines;
 mod pipe;
+mod process;
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, Command, Stdio};
+use std::io::Write;
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use httpbench_shared::{CpuTime, ErrorKind, Outcome};
 
 use self::builtin::Builtin;
 use self::lines::Line;
-use self::pipe::{LineReader, Next};
-use super::{Batched, Driver, DriverConfig};
-use crate::child::KillOnDrop;
+use self::pipe::Next;
+use self::process::Adapter;
+use super::{BatchError, Batched, Driver, DriverConfig};
+use crate::progress::Printer;
 
 /// How long an adapter may take to start (interpreter and modules loaded) and answer the empty first batch.
 pub const START_LIMIT: Duration = Duration::from_secs(30);
 /// How much longer than `--timeout` an adapter may take for one request line: its own bookkeeping.
 pub const LINE_GRACE: Duration = Duration::from_secs(2);
-/// Lines of an adapter's stderr kept for the reason of a failure.
-const STDERR_KEPT: usize = 5;
-
-/// The last lines an adapter wrote on stderr, and whether its stderr has closed.
-#[derive(Default)]
-struct Said {
-    lines: VecDeque<String>,
-    closed: bool,
-}
 
 /// A command client: its name, and how to start it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +69,6 @@ impl Spec {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        crate::child::die_with_parent(&mut cmd);
         cmd
     }
 
@@ -93,48 +83,43 @@ impl Spec {
 
 /// A running adapter for one case.
 pub struct CommandDriver {
-    /// `name/mode`, for messages.
-    label: String,
     spec: Spec,
-    child: Option<KillOnDrop>,
-    stdin: Option<ChildStdin>,
-    out: Option<LineReader>,
-    stderr: Arc<Mutex<Said>>,
+    adapter: Option<Adapter>,
     timeout: Duration,
     version: Option<String>,
     /// Request lines read so far, over all batches: a version line may only come before the first.
     answered: u64,
     /// Why the adapter cannot be used any more, once it cannot.
     broken: Option<String>,
+    /// The adapter's CPU time when it was stopped, so its last round is still metered.
+    last_cpu: Option<CpuTime>,
+}
+
+/// Why a batch ended early, and when its last good line came.
+struct Broke {
+    reason: String,
+    last_line: Instant,
 }
 
 impl CommandDriver {
     /// Start the adapter and wait until it has answered an empty batch, so that its start-up is outside every
     /// figure. A failure to start is kept and becomes the case's reason at its first batch.
-    pub fn start(spec: &Spec, config: &DriverConfig, stop: &AtomicBool) -> Self {
+    pub fn start(spec: &Spec, config: &DriverConfig, stop: &AtomicBool, printer: &Printer) -> Self {
         let label = format!("{}/{}", spec.name, config.mode);
         let mut d = CommandDriver {
-            label,
             spec: spec.clone(),
-            child: None,
-            stdin: None,
-            out: None,
-            stderr: Arc::new(Mutex::new(Said::default())),
+            adapter: None,
             timeout: config.timeout,
             version: None,
             answered: 0,
             broken: None,
+            last_cpu: None,
         };
-        match KillOnDrop::spawn(&mut spec.command(config)) {
-            Ok(mut child) => {
-                d.stdin = child.stdin.take();
-                d.out = child.stdout.take().and_then(|o| LineReader::new(o).ok());
-                if let Some(err) = child.stderr.take() {
-                    forward_stderr(err, d.label.clone(), d.stderr.clone());
-                }
-                d.child = Some(child);
-                if let Err(reason) = d.exchange(0, stop, START_LIMIT, &mut |_, _| {}) {
-                    d.fail(reason);
+        match Adapter::spawn(&mut spec.command(config), &label, printer) {
+            Ok(adapter) => {
+                d.adapter = Some(adapter);
+                if let Err(broke) = d.exchange(0, stop, START_LIMIT, &mut |_, _| {}) {
+                    d.fail(broke.reason);
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -145,116 +130,95 @@ impl CommandDriver {
         d
     }
 
-    /// Stop the adapter for `reason`.
+    /// Stop the adapter for `reason`, reading its CPU time one last time first.
     fn fail(&mut self, reason: String) {
+        self.last_cpu = self.adapter.as_ref().and_then(Adapter::cpu).or(self.last_cpu);
         self.broken = Some(reason);
-        self.stdin = None;
-        self.child = None;
+        self.adapter = None;
     }
 
-    /// One batch: write `n`, read `n` request lines and `end`, each line within `limit`.
+    /// One batch: write `n`, read `n` request lines and `end`, each line within `limit` of the one before.
     fn exchange(
         &mut self,
         n: u64,
         stop: &AtomicBool,
         limit: Duration,
         record: &mut dyn FnMut(&Outcome, Duration),
-    ) -> Result<(), String> {
+    ) -> Result<(), Broke> {
         let name = self.spec.name.clone();
-        let (Some(stdin), Some(out)) = (self.stdin.as_mut(), self.out.as_mut()) else {
-            return Err(format!("command client {name} has no pipes"));
+        let mut last_line = Instant::now();
+        let broke = |reason: String, last_line: Instant| Broke { reason, last_line };
+        let Some(adapter) = self.adapter.as_mut() else {
+            return Err(broke(format!("command client {name} is not running"), last_line));
         };
-        let write = writeln!(stdin, "{n}").and_then(|()| stdin.flush());
+        let written = adapter.stdin.as_mut().map(|i| writeln!(i, "{n}").and_then(|()| i.flush()));
+        if !matches!(written, Some(Ok(()))) {
+            // It closed its stdin: it has exited or is about to; its status and last words say why.
+            return Err(broke(self.exited(0, n), last_line));
+        }
         let mut got = 0u64;
         loop {
-            let next = out.next(Instant::now() + limit, stop).map_err(|e| format!("reading {name}'s output: {e}"))?;
-            let line = match next {
-                Next::Line(line) => line,
-                Next::Stopped => return Ok(()),
-                Next::Eof => return Err(self.exited(got, n)),
-                Next::TimedOut => {
-                    return Err(format!(
-                        "command client {name} gave no line for {:.0} s (--timeout {} s + {} s) after {got} of {n} \
-                         requests; stopped it",
-                        limit.as_secs_f64(),
-                        self.timeout.as_secs_f64(),
-                        LINE_GRACE.as_secs()
-                    ))
+            let next = adapter.out.next(last_line + limit, stop);
+            let line = match next.map_err(|e| format!("reading {name}'s output: {e}")) {
+                Err(reason) => return Err(broke(reason, last_line)),
+                Ok(Next::Line(line)) => line,
+                Ok(Next::Stopped) => return Err(broke("stopped (Ctrl-C) in the middle of a batch".into(), last_line)),
+                Ok(Next::Eof) => return Err(broke(self.exited(got, n), last_line)),
+                Ok(Next::TimedOut) => return Err(broke(self.silent(limit, got, n), last_line)),
+                Ok(Next::Garbled(head)) => {
+                    return Err(broke(format!("command client {name} printed '{head}'"), last_line))
                 }
-                Next::Garbled(head) => return Err(format!("command client {name} printed '{head}'")),
             };
+            last_line = Instant::now();
             let bad = |why: String| {
-                format!("command client {name} printed '{line}' (line {} of a batch of {n}): {why}", got + 1)
+                let at = format!("line {} of a batch of {n}", got + 1);
+                broke(format!("command client {name} printed '{line}' ({at}): {why}"), last_line)
             };
             match lines::parse(line).map_err(bad)? {
-                Line::Request { .. } if got == n => {
-                    return Err(bad(format!("more request lines than the {n} asked")));
-                }
+                Line::Request { .. } if got == n => return Err(bad(format!("more request lines than the {n} asked"))),
                 Line::Request { latency, outcome } => {
                     record(&outcome, latency);
                     got += 1;
                     self.answered += 1;
                 }
                 Line::End if got < n => return Err(bad(format!("end after {got} of {n} request lines"))),
-                Line::End => break,
+                Line::End => return Ok(()),
                 Line::Version(_) if self.answered > 0 || self.version.is_some() => {
-                    return Err(bad("a version line only goes before the first request line".into()));
+                    return Err(bad("a second version line, or one after a request line".into()));
                 }
                 Line::Version(v) => self.version = Some(v.to_string()),
             }
         }
-        write.map_err(|e| format!("writing to command client {name}: {e}"))
+    }
+
+    /// The reason for an adapter that went quiet for `limit`.
+    fn silent(&self, limit: Duration, got: u64, n: u64) -> String {
+        format!(
+            "command client {} gave no line for {:.0} s (--timeout {} s + {} s) after {got} of {n} requests; \
+             stopped it",
+            self.spec.name,
+            limit.as_secs_f64(),
+            self.timeout.as_secs_f64(),
+            LINE_GRACE.as_secs()
+        )
     }
 
     /// Why the adapter's output ended: its exit status and the last thing it said on stderr.
     fn exited(&mut self, got: u64, n: u64) -> String {
-        let status = self.child.as_mut().and_then(|c| wait_bounded(c, Duration::from_secs(1)));
-        // Its last words may still be on their way through the stderr thread.
-        let until = Instant::now() + Duration::from_millis(500);
-        while !self.stderr.lock().map_or(true, |s| s.closed) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let last = self.stderr.lock().ok().and_then(|s| s.lines.back().cloned()).unwrap_or_default();
+        let Some(adapter) = self.adapter.as_mut() else { return format!("command client {} is gone", self.spec.name) };
+        // Read its CPU time while it is a zombie, before the wait reaps it.
+        self.last_cpu = adapter.cpu().or(self.last_cpu);
+        let status = adapter.exit_status(Duration::from_secs(1));
+        let last = adapter.last_said(Duration::from_millis(500));
         if let (Program::Builtin(b), Some(missing)) = (&self.spec.program, last.strip_prefix("unavailable: ")) {
             return format!("unavailable: {missing}; install: {}", b.install);
         }
-        let status = status.map_or("its output closed".into(), |s| format!("exited ({s})"));
+        let status = status.map_or("closed its output".into(), |s| format!("exited ({s})"));
         let when =
             if self.answered == 0 && n == 0 { "at start".to_string() } else { format!("after {got} of {n} requests") };
         let said = if last.is_empty() { String::new() } else { format!(": {last}") };
         format!("command client {} {status} {when}{said}", self.spec.name)
     }
-}
-
-/// The child's exit status once it has exited, waiting `limit` at most.
-fn wait_bounded(child: &mut KillOnDrop, limit: Duration) -> Option<std::process::ExitStatus> {
-    let until = Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(s)) => return Some(s),
-            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(10)),
-            _ => return None,
-        }
-    }
-}
-
-/// Show the adapter's stderr as its messages, and keep the last lines for the reason of a failure.
-fn forward_stderr(err: std::process::ChildStderr, label: String, kept: Arc<Mutex<Said>>) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            let line: String = line.chars().take(300).collect();
-            eprintln!("httpbench: {label} says: {line}");
-            if let Ok(mut k) = kept.lock() {
-                if k.lines.len() == STDERR_KEPT {
-                    k.lines.pop_front();
-                }
-                k.lines.push_back(line);
-            }
-        }
-        if let Ok(mut k) = kept.lock() {
-            k.closed = true;
-        }
-    });
 }
 
 impl Driver for CommandDriver {
@@ -271,16 +235,27 @@ impl Driver for CommandDriver {
 }
 
 impl Batched for CommandDriver {
-    fn batch(&mut self, n: u64, stop: &AtomicBool, record: &mut dyn FnMut(&Outcome, Duration)) -> Result<(), String> {
+    fn batch(
+        &mut self,
+        n: u64,
+        stop: &AtomicBool,
+        record: &mut dyn FnMut(&Outcome, Duration),
+    ) -> Result<(), BatchError> {
         if let Some(reason) = &self.broken {
-            return Err(reason.clone());
+            return Err(BatchError { reason: reason.clone(), idle: Duration::ZERO });
         }
         let limit = self.timeout + LINE_GRACE;
-        self.exchange(n, stop, limit, record).inspect_err(|reason| self.fail(reason.clone()))
+        self.exchange(n, stop, limit, record).map_err(|b| {
+            self.fail(b.reason.clone());
+            BatchError { reason: b.reason, idle: b.last_line.elapsed() }
+        })
     }
 
     fn cpu(&self) -> Option<CpuTime> {
-        crate::cpu::tree_cpu(self.child.as_ref()?.id())
+        match &self.adapter {
+            Some(a) => a.cpu(),
+            None => self.last_cpu,
+        }
     }
 
     fn version(&self) -> Option<String> {

@@ -18,7 +18,8 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 pub enum Next<'a> {
     /// A whole line, without its newline.
     Line(&'a str),
-    /// The adapter closed its stdout (it exited); a last line without a newline is returned first.
+    /// The adapter closed its stdout (it exited). A last line without its newline is dropped: a line cut
+    /// off by a crash is not the adapter's answer, and its exit status says more.
     Eof,
     /// No line before the deadline.
     TimedOut,
@@ -66,11 +67,6 @@ impl LineReader {
                 return Ok(Next::Garbled(format!("{head}... (a line over {MAX_LINE} bytes)")));
             }
             if self.eof {
-                if self.start < self.buf.len() {
-                    let (from, to) = (self.start, self.buf.len());
-                    self.start = to;
-                    return Ok(self.line(from, to));
-                }
                 return Ok(Next::Eof);
             }
             if stop.load(Ordering::Relaxed) {
@@ -87,6 +83,10 @@ impl LineReader {
     }
 
     fn line(&self, from: usize, to: usize) -> Next<'_> {
+        if to - from > MAX_LINE {
+            let head = String::from_utf8_lossy(&self.buf[from..from + 80]);
+            return Next::Garbled(format!("{head}... (a line over {MAX_LINE} bytes)"));
+        }
         match std::str::from_utf8(&self.buf[from..to]) {
             Ok(s) => Next::Line(s),
             Err(_) => Next::Garbled(format!("{} (not UTF-8)", String::from_utf8_lossy(&self.buf[from..to]))),
@@ -146,7 +146,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_then_a_last_unterminated_line_then_eof() {
+    fn lines_then_eof_and_a_line_cut_off_by_the_end_is_dropped() {
         let (mut child, mut r) = reader("printf 'a\\nbb\\n'; sleep 0.1; printf 'c'");
         let stop = AtomicBool::new(false);
         let mut got = Vec::new();
@@ -159,7 +159,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(got, ["a", "bb", "c"]);
+        assert_eq!(got, ["a", "bb"]);
         child.wait().unwrap();
     }
 
@@ -173,6 +173,16 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         assert_eq!(r.next(soon(), &stop).unwrap(), Next::Stopped);
         child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn a_long_line_that_comes_whole_is_garbled_too() {
+        let (mut child, mut r) = reader("head -c 3000 /dev/zero | tr '\\0' y; echo");
+        let stop = AtomicBool::new(false);
+        std::thread::sleep(Duration::from_millis(200));
+        let Next::Garbled(head) = r.next(soon(), &stop).unwrap() else { panic!("expected a garbled line") };
+        assert!(head.starts_with("yyy") && head.len() < 200, "{head}");
         child.wait().unwrap();
     }
 
