@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUDGET=$((200 * 1024))
-[ -f dist/index.html ] || { echo "page-size: dist/ is not built: run scripts/build-page.sh" >&2; exit 1; }
+# DIST: another build's folder (scripts/build-page.sh --dist DIR measures DIR).
+DIST=${DIST:-dist}
+[ -f "$DIST/index.html" ] || { echo "page-size: $DIST/ is not built: run scripts/build-page.sh" >&2; exit 1; }
 total_raw=0
 total_gz=0
 printf '%-48s %10s %10s\n' asset raw gzip
@@ -13,8 +15,8 @@ while IFS= read -r f; do
   gz=$(gzip -9 -c "$f" | wc -c)
   total_raw=$((total_raw + raw))
   total_gz=$((total_gz + gz))
-  printf '%-48s %10d %10d\n' "${f#dist/}" "$raw" "$gz"
-done < <(find dist -type f | sort)
+  printf '%-48s %10d %10d\n' "${f#"$DIST"/}" "$raw" "$gz"
+done < <(find "$DIST" -type f | sort)
 printf '%-48s %10d %10d\n' total "$total_raw" "$total_gz"
 awk -v r="$total_raw" -v g="$total_gz" -v b=$((BUDGET / 1024)) \
   'BEGIN { printf "page size: %.1f KB raw, %.1f KB gzip (budget %d KB gzip)\n", r / 1024, g / 1024, b }'

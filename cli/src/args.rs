@@ -38,8 +38,10 @@ pub enum Command {
     Run(RunArgs),
     /// Run the embedded target server in the foreground until Ctrl-C.
     Serve(ServeArgs),
-    /// Render one or more result files (JSON) as one report.
+    /// Render one or more result files (JSON), or links with a shared result, as one report.
     Compare(CompareArgs),
+    /// Print a link to the page that shows these result files (the result in the link itself, deflated).
+    Share(ShareArgs),
 }
 
 /// Options of `httpbench run`.
@@ -198,8 +200,9 @@ pub struct ServeArgs {
 /// Options of `httpbench compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Result files written by `--export-json` or by the page.
-    #[arg(required = true, value_name = "FILE")]
+    /// Result files written by `--export-json` or by the page, or page links with a shared result (`...#r=...`,
+    /// from the page's Share button or `httpbench share`).
+    #[arg(required = true, value_name = "FILE|LINK")]
     pub files: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -207,4 +210,16 @@ pub struct CompareArgs {
     /// Rate by CPU time, as Perl's Benchmark does.
     #[arg(long)]
     pub perl: bool,
+}
+
+/// Options of `httpbench share`.
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// Result files to put in the link (one report, or several as one list).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The page the link opens: your hosted copy (e.g. https://you.github.io/httpbench/), or `httpbench serve`'s.
+    #[arg(long, value_name = "URL", env = "HTTPBENCH_PAGE_URL", default_value = "http://127.0.0.1:8080/app/",
+          value_parser = usage::parse_url)]
+    pub page: Url,
 }

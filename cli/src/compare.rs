@@ -15,14 +15,50 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Load and render.
 pub fn run(options: &CompareOptions) -> anyhow::Result<String> {
     let mut loaded: Vec<(String, Report)> = Vec::new();
+    let mut links = 0;
     for path in &options.files {
-        let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
-        for report in load(path)? {
-            loaded.push((tag.clone(), report));
-        }
+        let given = path.to_string_lossy();
+        let (tag, reports) = if crate::link::is_link(&given) && !path.exists() {
+            links += 1;
+            let tag = if links == 1 { "link".to_string() } else { format!("link{links}") };
+            (tag, load_link(&given)?)
+        } else {
+            let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
+            (tag, load(path)?)
+        };
+        loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
     }
     let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source { report: r, tag: Some(tag) }).collect();
     Ok(render(&sources, options.format, &RenderOptions { basis: options.basis }))
+}
+
+/// The reports in a link's fragment; errors name the link by its start.
+fn load_link(link: &str) -> anyhow::Result<Vec<Report>> {
+    let shown: String = link.chars().take(60).collect();
+    let text = crate::link::decode(link).map_err(|e| Usage(format!("{shown}...: {e}")))?;
+    parse_reports(&text).map_err(|e| Usage(format!("{shown}...: {e}")).into())
+}
+
+/// `httpbench share`: the link to `page` with these files' reports (one, or a list) in it, checked first.
+pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<String> {
+    let mut reports = Vec::new();
+    for f in files {
+        reports.extend(load(f)?);
+    }
+    // Compact JSON: the link carries it; the page reads one report or a list.
+    let json = match reports.as_slice() {
+        [one] => serde_json::to_string(one)?,
+        all => serde_json::to_string(all)?,
+    };
+    let link = crate::link::encode(page.as_str(), &json);
+    if link.len() > crate::link::MAX_LINK_CHARS {
+        eprintln!(
+            "httpbench: warning: the link is {} characters, more than many programs keep ({}); share the file instead",
+            link.len(),
+            crate::link::MAX_LINK_CHARS
+        );
+    }
+    Ok(link)
 }
 
 /// Read one file's reports.

@@ -12,6 +12,7 @@ pub mod clients;
 pub mod compare;
 pub mod cpu;
 pub mod environment;
+pub mod link;
 pub mod options;
 pub mod output;
 pub mod placement;
@@ -85,6 +86,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Compare(a)) => {
             let text = compare::run(&CompareOptions::from_args(&a)?)?;
             output::print(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Share(a)) => {
+            output::print(&(compare::share(&a.files, &a.page)? + "\n"))?;
             Ok(ExitCode::SUCCESS)
         }
     }

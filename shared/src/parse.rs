@@ -1,7 +1,9 @@
 //! Reading result files someone else wrote: malformed JSON, another schema version, missing fields and absurd
 //! values are refused with an error that says what is wrong and where, never a panic.
 
-use serde_json::Value;
+use serde::de::{Deserializer, IgnoredAny, Visitor};
+use serde::Deserialize;
+use serde_json::error::Category;
 use thiserror::Error;
 
 use crate::model::{Report, SCHEMA_VERSION};
@@ -36,42 +38,96 @@ pub enum ReportError {
     Absurd(String),
 }
 
-/// Parse a result file: one report, or an array of reports (as `--format json` writes for several).
+/// Parse a result file: one report, or an array of reports (as `--format json` writes for several). A first
+/// pass reads nothing but each report's `schema_version`, so a file of another layout is named as such
+/// before its fields are judged; the second reads the reports straight from the text (no `serde_json::Value`
+/// in between: the page would carry a second copy of every deserializer for it).
 pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ReportError::Malformed {
-        line: e.line(),
-        column: e.column(),
-        reason: e.to_string(),
-    })?;
-    match value {
-        Value::Array(items) if items.is_empty() => Err(ReportError::NotAReport("an empty array".into())),
-        Value::Array(items) => items.into_iter().map(report_from_value).collect(),
-        other => Ok(vec![report_from_value(other)?]),
-    }
-}
-
-fn report_from_value(value: Value) -> Result<Report, ReportError> {
-    let Value::Object(map) = &value else {
-        return Err(ReportError::NotAReport(format!("expected a JSON object, found {}", kind(&value))));
+    let many = text.trim_start().starts_with('[');
+    let versions: Vec<Version> = if many {
+        serde_json::from_str::<Vec<Version>>(text).map_err(first_pass)?
+    } else {
+        vec![serde_json::from_str::<Version>(text).map_err(first_pass)?]
     };
-    match map.get("schema_version") {
-        None => return Err(ReportError::NotAReport("it has no schema_version field".into())),
-        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
-        Some(other) => return Err(ReportError::UnsupportedVersion { found: other.to_string() }),
+    if versions.is_empty() {
+        return Err(ReportError::NotAReport("an empty array".into()));
     }
-    let report: Report = serde_json::from_value(value).map_err(|e| ReportError::Invalid(e.to_string()))?;
-    check(&report)?;
-    Ok(report)
+    for v in &versions {
+        match &v.schema_version {
+            None => return Err(ReportError::NotAReport("it has no schema_version field".into())),
+            Some(found) if found != &SCHEMA_VERSION.to_string() => {
+                return Err(ReportError::UnsupportedVersion { found: found.clone() });
+            }
+            Some(_) => {}
+        }
+    }
+    let invalid = |e: serde_json::Error| ReportError::Invalid(e.to_string());
+    let reports = if many {
+        serde_json::from_str::<Vec<Report>>(text).map_err(invalid)?
+    } else {
+        vec![serde_json::from_str::<Report>(text).map_err(invalid)?]
+    };
+    for r in &reports {
+        check(r)?;
+    }
+    Ok(reports)
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// A report as the first pass sees it: its version, as written (`1`, `99`, `"1"`), and nothing else.
+#[derive(Deserialize)]
+#[serde(expecting = "a result file (a JSON object)")]
+struct Version {
+    #[serde(default, deserialize_with = "as_written")]
+    schema_version: Option<String>,
+}
+
+/// Any JSON scalar as its JSON text; an object or an array as "an object" / "an array".
+fn as_written<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct Written;
+    impl<'de> Visitor<'de> for Written {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a version")
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_str<E>(self, v: &str) -> Result<String, E> {
+            Ok(format!("{v:?}"))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_unit<E>(self) -> Result<String, E> {
+            Ok("null".into())
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<String, A::Error> {
+            while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok("an object".into())
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<String, A::Error> {
+            while s.next_element::<IgnoredAny>()?.is_some() {}
+            Ok("an array".into())
+        }
+    }
+    d.deserialize_any(Written).map(Some)
+}
+
+/// A first-pass error: broken JSON, or JSON that holds no report.
+fn first_pass(e: serde_json::Error) -> ReportError {
+    match e.classify() {
+        Category::Data => {
+            let text = e.to_string();
+            let reason = text.split(" at line ").next().unwrap_or(&text);
+            ReportError::NotAReport(reason.to_string())
+        }
+        _ => ReportError::Malformed { line: e.line(), column: e.column(), reason: e.to_string() },
     }
 }
 
@@ -117,4 +173,33 @@ fn check(report: &Report) -> Result<(), ReportError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_bad_file_is_named_for_what_it_is() {
+        let err = |t: &str| parse_reports(t).unwrap_err();
+        assert!(matches!(err("{ not json"), ReportError::Malformed { line: 1, .. }));
+        assert!(matches!(err(r#"{"schema_version": 1"#), ReportError::Malformed { .. }), "cut short");
+        assert_eq!(err("[]"), ReportError::NotAReport("an empty array".into()));
+        assert_eq!(err(r#"{"a": [1, {"b": 2}]}"#), ReportError::NotAReport("it has no schema_version field".into()));
+        let ReportError::NotAReport(why) = err("[1, 2]") else { panic!() };
+        assert_eq!(why, "invalid type: integer `1`, expected a result file (a JSON object)");
+        for (version, found) in
+            [("99", "99"), (r#""1""#, r#""1""#), ("1.5", "1.5"), ("null", "null"), ("[1]", "an array")]
+        {
+            let text = format!(r#"{{"schema_version": {version}}}"#);
+            assert_eq!(err(&text), ReportError::UnsupportedVersion { found: found.into() }, "{text}");
+        }
+        let ReportError::Invalid(why) = err(r#"{"schema_version": 1}"#) else { panic!() };
+        assert!(why.contains("missing field"), "{why}");
+        let one = serde_json::to_string(&crate::fixture::report(crate::model::EnvironmentKind::Native)).unwrap();
+        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 2}}]"#)) else {
+            panic!("a list is refused when any report in it is of another version")
+        };
+        assert_eq!(parse_reports(&format!("  [{one},{one}]")).unwrap().len(), 2);
+    }
 }

@@ -3,34 +3,13 @@
 //! environment panel says so, the timer steps like an isolated page's, and a benchmark against an `httpbench
 //! serve` on another port runs.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use headless_chrome::Tab;
-use httpbench::child::KillOnDrop;
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::PageQuery;
 
 use crate::helpers::Serve;
-use crate::page::{launch, testid};
-
-/// `python3 -m http.server` on 127.0.0.1 (a free port) serving `dir`; its URL.
-fn plain_static_server(dir: &std::path::Path) -> (KillOnDrop, String) {
-    let mut cmd = Command::new("python3");
-    cmd.args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"]).arg(dir);
-    let mut child = KillOnDrop::spawn(cmd.stdout(Stdio::piped()).stderr(Stdio::null())).expect("python3 runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    // "Serving HTTP on 127.0.0.1 port 45678 (http://127.0.0.1:45678/) ..."
-    let url = line.split(['(', ')']).nth(1).unwrap_or_else(|| panic!("http.server printed {line:?}")).to_string();
-    (child, url)
-}
-
-/// `js`'s string value, or "" while the page is between documents (the worker's reload).
-fn try_eval(tab: &Tab, js: &str) -> String {
-    tab.evaluate(js, false).ok().and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
+use crate::page::{launch, plain_static_server, testid, try_eval};
 
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]

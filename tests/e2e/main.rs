@@ -14,3 +14,4 @@ mod placement;
 mod run;
 mod schema;
 mod serve;
+mod share;

@@ -1,15 +1,16 @@
-//! The browser page end to end: the trunk-built `dist/` served from a sub-path by a static server written
-//! here (with the COOP/COEP headers that make the page cross-origin isolated), opened in headless Chromium,
-//! a small benchmark started by clicking Run against `httpbench serve`, the report read back by
-//! `data-testid`, a CLI result file imported, and screenshots saved under `tests/artifacts/`.
+//! The browser page end to end, on both origins it is used from (`httpbench serve`, and a plain static host
+//! that sends no headers, the page at a sub-path): opened in headless Chromium, a small benchmark started by
+//! clicking Run against `httpbench serve`, the report read back by `data-testid`, a CLI result file imported,
+//! and screenshots saved under `tests/artifacts/`. The origins and the helpers are shared by the other page
+//! tests (`share`, `hosted`, `browser_run`).
 //!
 //! Needs `dist/` (scripts/build-page.sh) and Chromium: ignored by a plain `cargo test` with that reason;
 //! scripts/test.sh builds both and runs it with `--include-ignored`, where a missing page fails it.
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -18,67 +19,94 @@ use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotF
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use httpbench_shared::parse::parse_reports;
 
-use crate::helpers::{run, Acceptor, Serve};
+use httpbench::child::KillOnDrop;
 
-/// Where the page is mounted on the static server: a sub-path, as on any static host.
-const SUB_PATH: &str = "/sub/httpbench/";
+use crate::helpers::{run, Serve};
+
+/// Where the page is mounted on the plain static host: a sub-path, as on any static host.
+const SUB_PATH: &str = "sub/httpbench/";
 
 pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `dist/` served at [`SUB_PATH`] on 127.0.0.1, one request per connection; stopped on drop.
-struct StaticServer {
-    url: String,
-    _acceptor: Acceptor,
+/// The two origins the page is tested on: `httpbench serve` (which sends COOP/COEP and is also the target),
+/// and a plain static host that sends no headers at all (Python's `http.server`, as GitHub Pages serves it:
+/// the page's service worker isolates it), the page at a sub-path, the target `httpbench serve` on another
+/// port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Serve,
+    PlainStatic,
 }
 
-impl StaticServer {
-    fn start(dir: PathBuf) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}{SUB_PATH}", listener.local_addr().unwrap());
-        StaticServer { url, _acceptor: Acceptor::spawn(listener, move |s, _| serve_file(s, &dir)) }
+/// A running origin: the page's URL, the benchmark target's, and what keeps them up.
+pub(crate) struct Site {
+    /// The page, ending in `/`.
+    pub page: String,
+    /// The target server's base URL.
+    pub target: String,
+    _serve: Serve,
+    _static: Option<(KillOnDrop, tempfile::TempDir)>,
+    _results: Option<tempfile::TempDir>,
+}
+
+impl Origin {
+    /// Start the servers for `dist`.
+    pub(crate) fn start(self, dist: &Path) -> Site {
+        match self {
+            Origin::Serve => {
+                // The page posts its result back to serve: into a folder that goes with the test.
+                let results = tempfile::tempdir().unwrap();
+                let dirs = ["--page-dir", dist.to_str().unwrap(), "--results-dir", results.path().to_str().unwrap()];
+                let serve = Serve::start_with(&[&["--quiet"][..], &dirs[..]].concat());
+                let page = format!("{}app/", serve.url);
+                Site { page, target: serve.url.clone(), _serve: serve, _static: None, _results: Some(results) }
+            }
+            Origin::PlainStatic => {
+                let top = tempfile::tempdir().unwrap();
+                std::fs::create_dir_all(top.path().join("sub")).unwrap();
+                std::os::unix::fs::symlink(dist, top.path().join(SUB_PATH.trim_end_matches('/'))).unwrap();
+                let (child, url) = plain_static_server(top.path());
+                let serve = Serve::start();
+                Site {
+                    page: format!("{url}{SUB_PATH}"),
+                    target: serve.url.clone(),
+                    _serve: serve,
+                    _static: Some((child, top)),
+                    _results: None,
+                }
+            }
+        }
     }
 }
 
-fn serve_file(mut s: TcpStream, dir: &Path) {
-    let _ = s.set_nonblocking(false);
-    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+/// `python3 -m http.server` on 127.0.0.1 (a free port) serving `dir`; its URL.
+pub(crate) fn plain_static_server(dir: &Path) -> (KillOnDrop, String) {
+    let mut cmd = Command::new("python3");
+    cmd.args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"]).arg(dir);
+    let mut child = KillOnDrop::spawn(cmd.stdout(Stdio::piped()).stderr(Stdio::null())).expect("python3 runs");
     let mut line = String::new();
-    let mut reader = BufReader::new(s.try_clone().unwrap());
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    // Drain the head; the request line is all that matters here.
-    let mut header = String::new();
-    while reader.read_line(&mut header).map(|n| n > 2).unwrap_or(false) {
-        header.clear();
-    }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").split('?').next().unwrap_or("/");
-    let file = path.strip_prefix(SUB_PATH).filter(|p| !p.contains("..")).map(|p| {
-        let p = if p.is_empty() { "index.html" } else { p };
-        dir.join(p)
-    });
-    let (status, body, kind) = match file.and_then(|f| std::fs::read(&f).ok().map(|b| (b, f))) {
-        Some((body, f)) => ("200 OK", body, content_type(f.extension())),
-        None => ("404 Not Found", b"not found\n".to_vec(), "text/plain"),
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\
-         Cross-Origin-Opener-Policy: same-origin\r\nCross-Origin-Embedder-Policy: require-corp\r\n\
-         Connection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = s.write_all(head.as_bytes()).and_then(|_| s.write_all(&body));
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // "Serving HTTP on 127.0.0.1 port 45678 (http://127.0.0.1:45678/) ..."
+    let url = line.split(['(', ')']).nth(1).unwrap_or_else(|| panic!("http.server printed {line:?}")).to_string();
+    (child, url)
 }
 
-fn content_type(ext: Option<&OsStr>) -> &'static str {
-    match ext.and_then(OsStr::to_str) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js") => "text/javascript",
-        Some("wasm") => "application/wasm",
-        Some("css") => "text/css",
-        _ => "application/octet-stream",
+/// `js`'s string value, or "" while the page is between documents (the worker's reload).
+pub(crate) fn try_eval(tab: &Tab, js: &str) -> String {
+    tab.evaluate(js, false).ok().and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Open `url` in `tab` and wait until the page is ready to use: isolated (on a plain host, after the
+/// worker's one reload) with its form drawn.
+pub(crate) fn open(tab: &Tab, url: &str) {
+    tab.navigate_to(url).unwrap();
+    let ready = "String(self.crossOriginIsolated && !!document.querySelector(\"[data-testid='run']\"))";
+    let start = Instant::now();
+    while try_eval(tab, ready) != "true" {
+        assert!(start.elapsed() < Duration::from_secs(60), "the page at {url} never became ready and isolated");
+        thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -167,16 +195,26 @@ fn overflows(tab: &Tab) -> String {
 
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
-fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
+fn on_the_serve_origin_the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
+    runs_and_imports(Origin::Serve, "");
+}
+
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn on_a_plain_static_host_the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
+    runs_and_imports(Origin::PlainStatic, "static-");
+}
+
+/// Screenshots and report texts are saved as `tests/artifacts/{prefix}page-...`.
+fn runs_and_imports(origin: Origin, prefix: &str) {
     // HTTPBENCH_PAGE_DIST points at another build, e.g. one with `--features reqwest` (for measurements).
     let dist = std::env::var_os("HTTPBENCH_PAGE_DIST").map_or_else(crate::browser_run::dist, PathBuf::from);
-    let target = Serve::start();
-    let site = StaticServer::start(dist);
+    let site = origin.start(&dist);
     let (browser, _profile) = launch();
     let tab = browser.new_tab().unwrap();
     tab.set_default_timeout(Duration::from_secs(60));
-    let query = format!("?target={}&n=200&warmup=20&rounds=4&clients=all&mode=both", target.url);
-    tab.navigate_to(&format!("{}{query}", site.url)).unwrap().wait_until_navigated().unwrap();
+    let query = format!("?target={}&n=200&warmup=20&rounds=4&clients=all&mode=both", site.target);
+    open(&tab, &format!("{}{query}", site.page));
     tab.wait_for_element("[data-testid='run']").unwrap().click().unwrap();
     let start = Instant::now();
     while state(&tab) != "done" {
@@ -191,7 +229,7 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     let report = testid(&tab, "report");
     let artifacts = root().join("tests/artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
-    std::fs::write(artifacts.join("page-report.txt"), &report).unwrap();
+    std::fs::write(artifacts.join(format!("{prefix}page-report.txt")), &report).unwrap();
     let head = format!("httpbench-web {} (release)", env!("CARGO_PKG_VERSION"));
     assert!(report.starts_with(&head), "{report}");
     assert_eq!(eval(&tab, "String(self.crossOriginIsolated)"), "true", "COOP/COEP make the page isolated");
@@ -210,14 +248,14 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     let result = parse_reports(&json).expect("the exported result file is valid");
     assert!(result[0].cases.iter().all(|c| c.phases_ns.is_some()), "Resource Timing phases for every case");
     assert!(result[0].cases.iter().all(|c| c.ok == 200 && c.bytes == 200 * 612), "{report}");
-    let shot = screenshot(&tab, 1280, "page-after-run.png");
+    let shot = screenshot(&tab, 1280, &format!("{prefix}page-after-run.png"));
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
-    screenshot(&tab, 375, "page-after-run-375px.png");
+    screenshot(&tab, 375, &format!("{prefix}page-after-run-375px.png"));
     assert_eq!(overflows(&tab), "false", "readable at 375 px without scrolling sideways");
 
     // Import a fresh CLI result by pasting it: one table, labelled by environment.
     let (code, cli_json, err) =
-        run(&["run", &target.url, "-n", "300", "--clients", "curl,raw", "--mode", "reuse", "--format", "json"]);
+        run(&["run", &site.target, "-n", "300", "--clients", "curl,raw", "--mode", "reuse", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let set = format!(
         "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
@@ -235,7 +273,7 @@ fn the_page_runs_a_benchmark_by_clicking_and_imports_a_cli_result() {
     assert!(labels.contains(&"browser/fetch/reuse".to_string()), "{labels:?}");
     assert!(labels.contains(&"native/curl/reuse".to_string()), "{labels:?}");
     let combined = testid(&tab, "report");
-    std::fs::write(artifacts.join("page-combined-report.txt"), &combined).unwrap();
+    std::fs::write(artifacts.join(format!("{prefix}page-combined-report.txt")), &combined).unwrap();
     assert!(combined.contains("native/raw/reuse") && combined.contains("browser/js-fetch/fresh"), "{combined}");
-    screenshot(&tab, 1280, "page-combined.png");
+    screenshot(&tab, 1280, &format!("{prefix}page-combined.png"));
 }

@@ -1,6 +1,7 @@
 //! Export and import of result files: download this page's run as a result file of the CLI's schema
-//! (`environment.kind = "browser"`), and import one or more result files (file picker or paste), e.g. the
-//! CLI's `--export-json` output, to compare browser and native cases in one report and one table.
+//! (`environment.kind = "browser"`) or share it as a link (the result in the URL's fragment), and import one
+//! or more result files (file picker or paste), e.g. the CLI's `--export-json` output, to compare browser and
+//! native cases in one report and one table. A shared link is imported through the file picker.
 
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::{render, Format, RenderOptions, Source};
@@ -75,6 +76,11 @@ pub fn ImportExport() -> impl IntoView {
             <button type="button" data-testid="export-json" disabled=move || state.own.with(|o| o.is_none()) on:click=export>
                 "Export JSON"
             </button>
+            // The link is made by `httpbenchShare` in index.html, from the result JSON the page already holds.
+            <button type="button" data-testid="share" onclick="httpbenchShare()" disabled=move || state.own.with(|o| o.is_none())>
+                "Share as link"
+            </button>
+            <input data-testid="share-link" aria-label="Link to this run" readonly />
             <label for="import-file">"Import result files (JSON, e.g. httpbench --export-json)"</label>
             <input id="import-file" data-testid="import-file" type="file" accept=".json,application/json" multiple on:change=pick />
             <label for="import-paste">"…or paste a result file"</label>

@@ -12,13 +12,18 @@ use leptos::prelude::*;
 use super::import_export::import_text;
 use super::PageState;
 
+/// `serve.json`, `{"results": "/results", ...}`: the path of the results endpoint (a struct, not a
+/// `serde_json::Value`, which would bring a second copy of every deserializer into the page).
+#[derive(serde::Deserialize)]
+struct ServeDescription {
+    results: String,
+}
+
 /// Post `report` to the server that served the page, if it is `httpbench serve`; the outcome for the status
 /// line, or `None` when the page is hosted elsewhere.
 pub async fn post_back(report: &Report) -> Option<String> {
     let description = Request::get("serve.json").send().await.ok().filter(|r| r.ok())?;
-    // `{"results": "/results", ...}`: the path of the results endpoint.
-    let description: serde_json::Value = description.json().await.ok()?;
-    let results = description["results"].as_str()?.to_string();
+    let results = description.json::<ServeDescription>().await.ok()?.results;
     let json = render(&[Source::new(report)], Format::Json, &RenderOptions::default());
     let sent = match Request::post(&results).header("content-type", "application/json").body(json) {
         Ok(request) => request.send().await,

@@ -1,0 +1,104 @@
+//! Results as links: `httpbench share` puts result files in a page link and `compare` reads it back; the page's
+//! Share button makes a link the CLI reads, and a link the CLI made opens in the page as that report, without a
+//! run (headless Chromium on the built page). The page codes in JavaScript, the CLI in Rust: each reads the
+//! other's links here.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use httpbench_shared::parse::parse_reports;
+
+use crate::helpers::{run, scratch};
+use crate::page::{eval, launch, open, row_labels, state, testid, Origin};
+
+/// A CLI result file, in a scratch folder of its own named `name`.
+fn cli_result(name: &str) -> String {
+    let path = scratch(name).join("cli.json");
+    let (code, _, err) = run(&[
+        "run",
+        "-n",
+        "30",
+        "--clients",
+        "curl,raw",
+        "--mode",
+        "reuse",
+        "--no-progress",
+        "--export-json",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn share_makes_a_link_that_compare_reads_as_the_file() {
+    let file = cli_result("share-cli");
+    let (code, link, err) = run(&["share", &file, "--page", "https://me.example/httpbench/"]);
+    assert_eq!(code, 0, "{err}");
+    let link = link.trim();
+    assert!(link.starts_with("https://me.example/httpbench/#r="), "{link}");
+    let from_link = run(&["compare", link, "--format", "json"]);
+    let from_file = run(&["compare", &file, "--format", "json"]);
+    assert_eq!(from_link.0, 0, "{}", from_link.2);
+    assert_eq!(parse_reports(&from_link.1).unwrap(), parse_reports(&from_file.1).unwrap());
+    let (code, _, err) = run(&["compare", &link[..link.len() - 30]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("https://me.example/httpbench/#r=") && err.contains("cut short"), "{err}");
+}
+
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn on_the_serve_origin_the_page_shares_a_run_as_a_link_and_opens_links_as_reports() {
+    shares_and_opens(Origin::Serve);
+}
+
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn on_a_plain_static_host_the_page_shares_a_run_as_a_link_and_opens_links_as_reports() {
+    shares_and_opens(Origin::PlainStatic);
+}
+
+fn shares_and_opens(origin: Origin) {
+    let site = origin.start(&crate::browser_run::dist());
+    let page = site.page.clone();
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(60));
+    let query = format!("?target={}&n=20&warmup=2&rounds=2&clients=js-fetch,fetch&mode=reuse", site.target);
+    open(&tab, &format!("{page}{query}"));
+    tab.wait_for_element("[data-testid='run']").unwrap().click().unwrap();
+    wait(|| state(&tab) == "done", "the run", &tab);
+    tab.wait_for_element("[data-testid='share']").unwrap().click().unwrap();
+    let value = "document.querySelector(\"[data-testid='share-link']\").value";
+    wait(|| eval(&tab, value).contains("#r="), "the link", &tab);
+    let link = eval(&tab, value);
+    assert!(link.starts_with(&page) && link.contains(query.as_str()), "the page's own address, then #r=: {link}");
+    // The CLI reads the page's link: the very report the page holds.
+    let shared = parse_reports(&httpbench::link::decode(&link).unwrap()).unwrap();
+    assert_eq!(shared, parse_reports(&testid(&tab, "result-json")).unwrap());
+
+    // The CLI's link opens in a fresh tab as that report, nothing run.
+    let file = cli_result("share-page");
+    let (_, cli_link, _) = run(&["share", &file, "--page", &page]);
+    let fresh = browser.new_tab().unwrap();
+    open(&fresh, cli_link.trim());
+    wait(|| row_labels(&fresh).len() == 2, "the shared rows", &fresh);
+    assert_eq!(row_labels(&fresh), ["curl", "raw"], "one mode: the labels name the clients alone");
+    assert!(testid(&fresh, "imported").contains("shared-link"), "{}", testid(&fresh, "imported"));
+    assert_eq!(state(&fresh), "idle", "nothing was run");
+    assert!(testid(&fresh, "report").contains("[shared-link]"), "{}", testid(&fresh, "report"));
+
+    // A link cut short says so where imports report their errors.
+    let cut = browser.new_tab().unwrap();
+    open(&cut, &cli_link.trim()[..cli_link.trim().len() - 40]);
+    wait(|| testid(&cut, "import-error").contains("shared-link"), "the error", &cut);
+    assert!(row_labels(&cut).is_empty());
+}
+
+fn wait(done: impl Fn() -> bool, what: &str, tab: &headless_chrome::Tab) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(120), "no {what} after 2 min; status: {}", testid(tab, "status"));
+        thread::sleep(Duration::from_millis(100));
+    }
+}
