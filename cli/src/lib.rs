@@ -121,32 +121,15 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         Some(cpu) => Some(placement::pin_current_thread(cpu).map_err(|e| Usage(format!("--pin {}: {e}", plan.pin)))?),
         None => allowed.clone(),
     };
-    // A browser run needs our server for the page (and its results folder) even with an external target.
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
-    let mut extra: Vec<std::ffi::OsString> = Vec::new();
-    if let Some(b) = &options.browser {
-        extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
-        extra.extend(["--results-dir".into(), results.path().as_os_str().to_owned()]);
-    }
-    let server = match (&options.url, &options.browser) {
-        (Some(_), None) => None,
-        _ => Some(ChildServer::start(plan.server_cpu, &extra)?),
-    };
+    let server = start_server(options, plan.server_cpu, results.path())?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let browser_placement = match &options.browser {
-        Some(b) if cfg!(target_os = "linux") => Some(BrowserPlacement {
-            pin: b.pin,
-            cpus: placement::browser_cpus(b.pin, allowed.as_deref().unwrap_or_default(), server_cpus.as_deref())
-                .map_err(|e| Usage(e.0))?,
-            server_cpus: server_cpus.clone(),
-        }),
-        _ => None,
-    };
+    let browser_placement = place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
         (None, Some(s)) => s.url.clone(),
-        (None, None) => unreachable!("a server is started when no URL is given"),
+        (None, None) => anyhow::bail!("no URL and no embedded server"),
     };
     let stop = stop_flag();
     let header = Header {
@@ -182,6 +165,41 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     } else {
         code
     })
+}
+
+/// The embedded server, when the run needs one: without a URL, and for `--browser` even with one (the page
+/// and its results folder, `results`, are served by it).
+fn start_server(
+    options: &RunOptions,
+    cpu: Option<usize>,
+    results: &std::path::Path,
+) -> anyhow::Result<Option<ChildServer>> {
+    let mut extra: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(b) = &options.browser {
+        extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
+        extra.extend(["--results-dir".into(), results.as_os_str().to_owned()]);
+    }
+    Ok(match (&options.url, &options.browser) {
+        (Some(_), None) => None,
+        _ => Some(ChildServer::start(cpu, &extra)?),
+    })
+}
+
+/// Where Chromium runs for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
+/// process could use before it pinned itself.
+fn place_browser(
+    options: &RunOptions,
+    allowed: Option<&[usize]>,
+    server_cpus: Option<&[usize]>,
+) -> Result<Option<BrowserPlacement>, Usage> {
+    match &options.browser {
+        Some(b) if cfg!(target_os = "linux") => Ok(Some(BrowserPlacement {
+            pin: b.pin,
+            cpus: placement::browser_cpus(b.pin, allowed.unwrap_or_default(), server_cpus).map_err(|e| Usage(e.0))?,
+            server_cpus: server_cpus.map(<[usize]>::to_vec),
+        })),
+        _ => Ok(None),
+    }
 }
 
 /// Where Chromium is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
