@@ -15,6 +15,7 @@ fn config() -> DriverConfig {
         url: "http://127.0.0.1:8080/".parse().expect("a valid URL"),
         mode: Mode::Fresh,
         timeout: Duration::from_secs(10),
+        cacert: None,
     }
 }
 

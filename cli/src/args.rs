@@ -83,6 +83,10 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
+    /// Verification stays on: there is no --insecure.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
     /// Also write the result file (JSON) here.
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
@@ -195,6 +199,10 @@ pub struct ServeArgs {
     /// Print only the `listening on URL` line (for programs that start the server).
     #[arg(long)]
     pub quiet: bool,
+    /// Serve HTTPS (HTTP/1.1) with a certificate for 127.0.0.1/localhost generated at start; prints the CA
+    /// file to give clients (`run --cacert FILE`) and the key's SPKI pin.
+    #[arg(long)]
+    pub tls: bool,
 }
 
 /// Options of `httpbench compare`.

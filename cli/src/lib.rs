@@ -258,7 +258,12 @@ fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, mut header: 
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     for client in &options.clients {
         for &mode in &options.modes {
-            let config = clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout };
+            let config = clients::DriverConfig {
+                url: url.clone(),
+                mode,
+                timeout: options.timeout,
+                cacert: options.cacert.clone(),
+            };
             drivers.push(client.driver(&config, stop, &progress.printer()));
         }
     }

@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// `--cacert`, read.
+    pub cacert: Option<std::sync::Arc<crate::clients::tls::CaFile>>,
     /// Format printed on stdout.
     pub format: Format,
     /// Files to write, with their formats.
@@ -134,6 +136,13 @@ impl RunOptions {
             clients,
             modes,
             timeout: a.timeout,
+            cacert: match &a.cacert {
+                Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile {
+                    path: path.clone(),
+                    certs: crate::server::tls::read_ca_file(path).map_err(Usage)?,
+                })),
+                None => None,
+            },
             format: a.format,
             exports,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
@@ -240,6 +249,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         results_dir: Some(a.results_dir.clone()),
         open: a.open,
         quiet: a.quiet,
+        tls: a.tls,
     })
 }
 

@@ -15,3 +15,4 @@ mod run;
 mod schema;
 mod serve;
 mod share;
+mod tls;

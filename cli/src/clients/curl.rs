@@ -75,6 +75,9 @@ pub fn new_handle(config: &DriverConfig) -> Result<Easy2<Counter>, curl::Error> 
     h.follow_location(false)?;
     h.noproxy("*")?;
     h.signal(false)?;
+    if let Some(ca) = &config.cacert {
+        h.cainfo(&ca.path)?;
+    }
     Ok(h)
 }
 

@@ -9,7 +9,7 @@ pub mod curl;
 mod raw;
 pub mod reqwest_async;
 pub mod reqwest_blocking;
-mod tls;
+pub mod tls;
 pub mod ureq;
 
 use std::fmt;
@@ -83,6 +83,8 @@ pub struct DriverConfig {
     pub mode: Mode,
     /// Give up on one request after this long.
     pub timeout: Duration,
+    /// `--cacert`: the CAs a TLS client trusts instead of its built-in roots.
+    pub cacert: Option<std::sync::Arc<tls::CaFile>>,
 }
 
 /// The native clients httpbench can drive; names, descriptions and the default selection come from the

@@ -27,7 +27,7 @@ impl ReqwestAsyncDriver {
 /// A client set up as every request of this driver uses it (public for the client set-up benchmark). Call it
 /// inside a tokio runtime context: the connector needs one.
 pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
-    let tls = tls::client_config().map_err(|_| Failure::Tls)?;
+    let tls = tls::client_config(config.cacert.as_deref()).map_err(|_| Failure::Tls)?;
     Ok(tls::configure_reqwest!(Client::builder(), config, tls).build()?)
 }
 

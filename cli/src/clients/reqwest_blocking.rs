@@ -58,7 +58,7 @@ fn read_to_deadline(response: &mut reqwest::blocking::Response, deadline: Instan
 /// A client set up as every request of this driver uses it (public for the client set-up benchmark). Each one
 /// starts its own runtime thread, which dropping the client joins.
 pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
-    let tls = tls::client_config().map_err(|_| Failure::Tls)?;
+    let tls = tls::client_config(config.cacert.as_deref()).map_err(|_| Failure::Tls)?;
     Ok(tls::configure_reqwest!(Client::builder(), config, tls).build()?)
 }
 

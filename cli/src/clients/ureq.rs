@@ -46,7 +46,13 @@ impl Driver for UreqDriver {
 
 /// An agent set up as every request of this driver uses it (public for the client set-up benchmark).
 pub fn new_agent(config: &DriverConfig) -> Agent {
-    let ureq_config = Agent::config_builder()
+    let mut builder = Agent::config_builder();
+    if let Some(ca) = &config.cacert {
+        let certs: Vec<_> = ca.certs.iter().map(|c| ureq::tls::Certificate::from_der(c).to_owned()).collect();
+        let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::new_with_certs(&certs)).build();
+        builder = builder.tls_config(tls);
+    }
+    let ureq_config = builder
         .timeout_global(Some(config.timeout))
         .http_status_as_error(false)
         .max_redirects(0)
@@ -97,9 +103,14 @@ fn kind(e: &ureq::Error) -> ErrorKind {
     }
 }
 
-/// ureq wraps its own errors inside `io::Error` when reading the body; look inside first.
+/// ureq wraps its own errors inside `io::Error` when reading the body, and rustls's (a certificate it does not
+/// trust) in the handshake; look inside first.
 fn unwrap_io(io: &io::Error) -> ErrorKind {
-    match io.get_ref().and_then(|inner| inner.downcast_ref::<ureq::Error>()) {
+    let inner = io.get_ref();
+    if inner.is_some_and(|i| i.downcast_ref::<rustls::Error>().is_some()) {
+        return ErrorKind::Tls;
+    }
+    match inner.and_then(|i| i.downcast_ref::<ureq::Error>()) {
         Some(inner) => kind(inner),
         None => io_kind(io),
     }

@@ -7,6 +7,7 @@ pub mod child;
 pub mod page;
 mod results;
 mod routes;
+pub mod tls;
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -50,7 +51,14 @@ pub struct ServeOptions {
     /// Announce nothing but the address on stdout, then a [`SAVED_LINE`] per saved result (for programs
     /// that start the server).
     pub quiet: bool,
+    /// Serve HTTPS with a generated certificate ([`tls`]).
+    pub tls: bool,
 }
+
+/// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
+pub const CA_LINE: &str = "CA certificate: ";
+/// ... then this and the server key's SPKI pin.
+pub const PIN_LINE: &str = "SPKI pin: ";
 
 /// What the request handler needs.
 #[derive(Debug, Default)]
@@ -84,9 +92,17 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {addr}: is the port in use? Try --port 0 for a free one"))?;
         let local = listener.local_addr()?;
-        let base = format!("http://{}/", display_addr(local));
+        // The CA file lives as long as the server.
+        let ca_dir = tempfile::Builder::new().prefix("httpbench-tls-").tempdir()?;
+        let tls = if options.tls { Some(tls::generated(ca_dir.path())?) } else { None };
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let base = format!("{scheme}://{}/", display_addr(local));
         let mut out = std::io::stdout().lock();
         writeln!(out, "listening on {base}")?;
+        if let Some(t) = &tls {
+            writeln!(out, "{CA_LINE}{}", t.ca_file.display())?;
+            writeln!(out, "{PIN_LINE}{}", t.spki_pin)?;
+        }
         out.flush()?;
         drop(out);
         if !options.quiet {
@@ -97,8 +113,9 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             results_dir: options.results_dir.clone(),
             quiet: options.quiet,
         });
+        let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
-            _ = serve(listener, state) => {}
+            _ = serve(listener, state, acceptor) => {}
             _ = tokio::signal::ctrl_c() => {}
         }
         Ok(())
@@ -154,8 +171,11 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::Tar
     res
 }
 
-/// Accept connections forever, one task each.
-pub async fn serve(listener: TcpListener, state: Arc<State>) {
+/// How long a client may take over its TLS handshake.
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+/// Accept connections forever, one task each; over TLS when `tls` is given.
+pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_rustls::TlsAcceptor>) {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -168,17 +188,34 @@ pub async fn serve(listener: TcpListener, state: Arc<State>) {
         };
         let _ = stream.set_nodelay(true);
         let state = state.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let service = service_fn(move |req| {
-                let state = state.clone();
-                async move { Ok::<_, Infallible>(handle(state, req).await) }
-            });
-            let _ = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(30))
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            match tls {
+                None => serve_http(TokioIo::new(stream), state).await,
+                Some(acceptor) => {
+                    // A client that stalls in its handshake (or speaks plain HTTP) is dropped, bounded.
+                    if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
+                        serve_http(TokioIo::new(stream), state).await;
+                    }
+                }
+            }
         });
     }
+}
+
+/// HTTP/1.1 with keep-alive on one connection.
+async fn serve_http<T>(io: TokioIo<T>, state: Arc<State>)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| {
+        let state = state.clone();
+        async move { Ok::<_, Infallible>(handle(state, req).await) }
+    });
+    let _ = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(30))
+        .keep_alive(true)
+        .serve_connection(io, service)
+        .await;
 }

@@ -1,0 +1,93 @@
+//! HTTPS for the embedded server: a certificate authority and a server certificate for `127.0.0.1`,
+//! `localhost` and `::1`, generated at start (rcgen), so clients trust the server by being given the CA
+//! (`--cacert`), never by turning verification off. The CA is written to a file whose path the server
+//! prints, with the server key's SPKI pin (what Chromium's `--ignore-certificate-errors-spki-list` takes).
+//! HTTP/1.1 only for now (ALPN `http/1.1`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use base64::Engine;
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, PublicKeyData};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// The names the server certificate is good for: where the embedded server listens.
+const NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
+
+/// The server's TLS set-up, and what a client needs to trust it.
+pub struct Tls {
+    /// Accepts TLS on a TCP connection.
+    pub acceptor: tokio_rustls::TlsAcceptor,
+    /// The file holding the CA certificate (PEM).
+    pub ca_file: PathBuf,
+    /// `sha256/BASE64` of the server key's SubjectPublicKeyInfo.
+    pub spki_pin: String,
+}
+
+/// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`.
+pub fn generated(dir: &Path) -> anyhow::Result<Tls> {
+    let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
+    let ca_file = dir.join("httpbench-ca.pem");
+    crate::output::write_atomic(&ca_file, &ca_pem)?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .context("the generated certificate was refused")?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let digest = ring::digest::digest(&ring::digest::SHA256, &spki);
+    let spki_pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
+    Ok(Tls { acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca_file, spki_pin })
+}
+
+/// (CA PEM, server chain, server key, server SPKI DER).
+fn generate() -> Result<(String, Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, Vec<u8>), rcgen::Error> {
+    let ca_key = KeyPair::generate()?;
+    let mut ca = CertificateParams::new(Vec::<String>::new())?;
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name.push(DnType::CommonName, "httpbench local CA");
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
+    let ca_cert = ca.self_signed(&ca_key)?;
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate()?;
+    let mut leaf = CertificateParams::new(NAMES.map(String::from).to_vec())?;
+    leaf.distinguished_name.push(DnType::CommonName, "httpbench serve");
+    let cert = leaf.signed_by(&key, &issuer)?;
+    let spki = key.subject_public_key_info();
+    let der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    Ok((ca_cert.pem(), vec![cert.der().clone(), ca_cert.der().clone()], der, spki))
+}
+
+/// The certificates of a PEM file given with `--cacert`; the error names the file.
+pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    use rustls::pki_types::pem::PemObject;
+    let shown = path.display();
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+        .map_err(|e| format!("--cacert {shown}: cannot read it ({e})"))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("--cacert {shown}: not a PEM certificate file ({e})"))?;
+    if certs.is_empty() {
+        return Err(format!("--cacert {shown}: holds no certificate (expected PEM, -----BEGIN CERTIFICATE-----)"));
+    }
+    Ok(certs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_ca_is_read_back_and_the_pin_is_a_sha256() {
+        let dir = tempfile::tempdir().unwrap();
+        let tls = generated(dir.path()).unwrap();
+        let certs = read_ca_file(&tls.ca_file).unwrap();
+        assert_eq!(certs.len(), 1);
+        assert!(tls.spki_pin.starts_with("sha256/") && tls.spki_pin.len() == 7 + 44, "{}", tls.spki_pin);
+        let e = read_ca_file(&dir.path().join("nope.pem")).unwrap_err();
+        assert!(e.contains("nope.pem") && e.contains("cannot read"), "{e}");
+        std::fs::write(dir.path().join("empty.pem"), "hello").unwrap();
+        assert!(read_ca_file(&dir.path().join("empty.pem")).unwrap_err().contains("holds no certificate"));
+    }
+}

@@ -1,0 +1,59 @@
+//! HTTPS (issue 15, first part): `httpbench serve --tls` with a certificate generated at start, and the TLS
+//! clients trusting it because they are given its CA (`--cacert`), never by turning verification off: every
+//! client in both modes, the same clients refusing the certificate without the CA, and a bad `--cacert`.
+
+use std::time::{Duration, Instant};
+
+use crate::helpers::{cases, run, run_json, scratch, Serve};
+
+/// `serve --tls`, and the CA file and SPKI pin it printed.
+fn tls_server() -> (Serve, String, String) {
+    let serve = Serve::start_with(&["--quiet", "--tls"]);
+    assert!(serve.url.starts_with("https://127.0.0.1:"), "{}", serve.url);
+    let lines = serve.stdout_until("SPKI pin: ", 10);
+    let after = |prefix: &str| lines.iter().find_map(|l| l.strip_prefix(prefix)).map(str::to_string);
+    let ca = after("CA certificate: ").unwrap_or_else(|| panic!("no CA line: {lines:?}"));
+    let pin = after("SPKI pin: ").unwrap();
+    (serve, ca, pin)
+}
+
+const TLS_CLIENTS: &str = "curl,ureq,reqwest,reqwest-async";
+
+#[test]
+fn every_tls_client_trusts_the_generated_certificate_when_given_its_ca() {
+    let (serve, ca, pin) = tls_server();
+    assert!(pin.starts_with("sha256/") && pin.len() == 51, "{pin}");
+    assert!(std::fs::read_to_string(&ca).unwrap().starts_with("-----BEGIN CERTIFICATE-----"));
+    let args = ["--clients", TLS_CLIENTS, "-n", "10", "--warmup", "2", "--rounds", "2", "--no-progress"];
+    let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--cacert", ca.as_str()], &args[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(cases(&v).len(), 8, "four clients, two modes");
+    for c in cases(&v) {
+        assert_eq!((c["ok"].as_u64(), c["bytes"].as_u64()), (Some(10), Some(6120)), "{c}");
+    }
+}
+
+#[test]
+fn without_the_ca_every_request_is_a_tls_failure_bounded_in_time() {
+    let (serve, _ca, _pin) = tls_server();
+    let t = Instant::now();
+    let args = ["--clients", TLS_CLIENTS, "-n", "2", "--warmup", "0", "--rounds", "1", "--no-progress"];
+    let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--timeout", "2"], &args[..]].concat());
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    assert_eq!(code, 1, "{err}");
+    for c in cases(&v) {
+        assert_eq!(c["errors"]["tls"].as_u64(), Some(2), "{} refuses an unknown issuer as tls: {c}", c["client"]);
+    }
+}
+
+#[test]
+fn a_bad_cacert_is_refused_before_any_work_naming_the_file() {
+    let dir = scratch("tls-bad-ca");
+    let not_pem = dir.join("not.pem");
+    std::fs::write(&not_pem, "hello").unwrap();
+    for (file, says) in [(dir.join("absent.pem"), "cannot read it"), (not_pem, "holds no certificate")] {
+        let (code, _, err) = run(&["run", "https://127.0.0.1:9/", "--cacert", file.to_str().unwrap(), "-n", "5"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("--cacert {}", file.display())) && err.contains(says), "{err}");
+    }
+}
