@@ -83,6 +83,9 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// The embedded server over HTTPS (HTTP/1.1, a certificate generated at start, its CA given to the clients).
+    #[arg(long)]
+    pub tls: bool,
     /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
     /// Verification stays on: there is no --insecure.
     #[arg(long, value_name = "FILE")]

@@ -137,7 +137,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         environment: environment::detect(&options.clients, Some(placement)),
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
     };
-    let native = measure(options, &url, &stop, header);
+    let native = measure(options, &url, &stop, header, trusted_ca(options, server.as_ref())?);
     let browser = match (&options.browser, &server) {
         (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, browser_placement, &stop)),
         _ => None,
@@ -167,6 +167,18 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The CA the TLS clients trust: with `--tls` the embedded server's, as they would be given any CA; else
+/// `--cacert`'s, if given.
+fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Result<Option<Arc<clients::tls::CaFile>>> {
+    Ok(match server.and_then(|s| s.ca.clone()) {
+        Some(path) => {
+            let certs = server::tls::read_ca_file(&path).map_err(anyhow::Error::msg)?;
+            Some(Arc::new(clients::tls::CaFile { path, certs }))
+        }
+        None => options.cacert.clone(),
+    })
+}
+
 /// The embedded server, when the run needs one: without a URL, and for `--browser` even with one (the page
 /// and its results folder, `results`, are served by it).
 fn start_server(
@@ -175,6 +187,9 @@ fn start_server(
     results: &std::path::Path,
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
+    if options.tls {
+        extra.push("--tls".into());
+    }
     if let Some(b) = &options.browser {
         extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
         extra.extend(["--results-dir".into(), results.as_os_str().to_owned()]);
@@ -251,19 +266,21 @@ fn stop_flag() -> Arc<AtomicBool> {
 
 /// A session of every (client, mode) case, a driver for each, run to the end (or to a Ctrl-C). Command
 /// clients are started first (each waits for its adapter to be ready) and report their versions as they go.
-fn measure(options: &RunOptions, url: &url::Url, stop: &AtomicBool, mut header: Header) -> Finished {
+fn measure(
+    options: &RunOptions,
+    url: &url::Url,
+    stop: &AtomicBool,
+    mut header: Header,
+    cacert: Option<Arc<clients::tls::CaFile>>,
+) -> Finished {
     let names = options.clients.iter().map(|c| c.name().to_string()).collect();
     let mut session = Session::new(options.plan, names, options.modes.clone(), Some(options.timeout));
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     for client in &options.clients {
         for &mode in &options.modes {
-            let config = clients::DriverConfig {
-                url: url.clone(),
-                mode,
-                timeout: options.timeout,
-                cacert: options.cacert.clone(),
-            };
+            let config =
+                clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout, cacert: cacert.clone() };
             drivers.push(client.driver(&config, stop, &progress.printer()));
         }
     }

@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Per-request timeout.
     pub timeout: Duration,
+    /// `--tls`: the embedded server over HTTPS.
+    pub tls: bool,
     /// `--cacert`, read.
     pub cacert: Option<std::sync::Arc<crate::clients::tls::CaFile>>,
     /// Format printed on stdout.
@@ -114,11 +116,21 @@ impl RunOptions {
     /// Check `run` arguments.
     pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
         let clients = parse_clients(a.clients.as_deref(), &parse_client_cmds(&a.client_cmd)?)?;
-        if let Some(url) = &a.url {
-            if let Some(c) = clients.iter().find(|c| !c.supports_scheme(url.scheme())) {
+        if a.tls && a.url.is_some() {
+            return usage("--tls is for the embedded server; for an https URL give its CA with --cacert FILE");
+        }
+        if a.tls && a.browser {
+            return usage("--tls with --browser is not supported yet (issue 15); run --browser over http");
+        }
+        let scheme = match (&a.url, a.tls) {
+            (Some(url), _) => Some(url.scheme()),
+            (None, true) => Some("https"),
+            (None, false) => None,
+        };
+        if let Some(scheme) = scheme {
+            if let Some(c) = clients.iter().find(|c| !c.supports_scheme(scheme)) {
                 return usage(format!(
-                    "--clients: {c} cannot fetch {}:// URLs (it speaks plain http); drop it or use an http:// URL",
-                    url.scheme()
+                    "--clients: {c} cannot fetch {scheme}:// URLs (it speaks plain http); drop it or use plain http"
                 ));
             }
         }
@@ -136,6 +148,7 @@ impl RunOptions {
             clients,
             modes,
             timeout: a.timeout,
+            tls: a.tls,
             cacert: match &a.cacert {
                 Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile {
                     path: path.clone(),

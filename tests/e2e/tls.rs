@@ -57,3 +57,24 @@ fn a_bad_cacert_is_refused_before_any_work_naming_the_file() {
         assert!(err.contains(&format!("--cacert {}", file.display())) && err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
+    let (code, v, err) = run_json(&["run", "--tls", "-n", "10", "--warmup", "2", "--rounds", "2", "--no-progress"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(v["target"]["url"].as_str().unwrap().starts_with("https://127.0.0.1:"), "{}", v["target"]);
+    assert_eq!(v["target"]["embedded_server"], true);
+    assert_eq!(cases(&v).len(), 6, "curl, ureq and reqwest in both modes");
+    for c in cases(&v) {
+        assert_eq!(c["ok"].as_u64(), Some(10), "{c}");
+    }
+    for (args, says) in [
+        (&["run", "https://127.0.0.1:9/", "--tls"][..], "--tls is for the embedded server"),
+        (&["run", "--tls", "--clients", "raw"][..], "raw cannot fetch https:// URLs"),
+        (&["run", "--tls", "--browser"][..], "--tls with --browser is not supported yet"),
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

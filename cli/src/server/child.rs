@@ -18,6 +18,8 @@ pub struct ChildServer {
     child: KillOnDrop,
     /// Base URL of the server, ending in `/`.
     pub url: Url,
+    /// Over HTTPS (`--tls`): the file of the CA that signed its certificate.
+    pub ca: Option<PathBuf>,
     saved: Receiver<PathBuf>,
 }
 
@@ -37,6 +39,10 @@ impl ChildServer {
         let stdout = child.stdout.take().context("the server process has no stdout")?;
         let mut lines = BufReader::new(stdout);
         let url = read_url(&mut lines)?;
+        let ca = match url.scheme() {
+            "https" => Some(read_ca(&mut lines)?),
+            _ => None,
+        };
         let (tx, saved) = channel();
         // Ends when the server's stdout closes (the server exited) or the receiver is gone.
         std::thread::spawn(move || {
@@ -48,7 +54,7 @@ impl ChildServer {
                 }
             }
         });
-        Ok(ChildServer { child, url, saved })
+        Ok(ChildServer { child, url, ca, saved })
     }
 
     /// The child's process id (for CPU placement and diagnostics).
@@ -69,4 +75,14 @@ fn read_url(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<Url> {
         bail!("the embedded server did not start (it printed {:?})", line.trim());
     };
     Url::parse(addr).with_context(|| format!("the embedded server printed a bad address {addr:?}"))
+}
+
+/// The CA file an HTTPS server prints after its address.
+fn read_ca(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<PathBuf> {
+    let mut line = String::new();
+    lines.read_line(&mut line).context("cannot read the server's CA file")?;
+    match line.trim().strip_prefix(super::CA_LINE) {
+        Some(path) => Ok(PathBuf::from(path)),
+        None => bail!("the embedded server printed {:?} where its CA file was expected", line.trim()),
+    }
 }
