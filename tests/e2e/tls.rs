@@ -78,3 +78,49 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// `GET /tls/handshakes` of `serve --tls` over a TLS connection of its own (trusting `ca`): (full, resumed),
+/// this connection's own full handshake included.
+fn handshakes(serve: &Serve, ca: &str) -> (u64, u64) {
+    use rustls::pki_types::pem::PemObject;
+    use std::io::{Read, Write};
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add_parsable_certificates(rustls::pki_types::CertificateDer::pem_file_iter(ca).unwrap().flatten());
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let url = url::Url::parse(&serve.url).unwrap();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    let tcp = std::net::TcpStream::connect(("127.0.0.1", url.port().unwrap())).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    tls.write_all(b"GET /tls/handshakes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let mut text = String::new();
+    let _ = tls.read_to_string(&mut text);
+    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let n: Vec<u64> = body.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(n.len(), 2, "{text}");
+    (n[0], n[1])
+}
+
+/// Fresh means a full handshake per request for every TLS client: the server counts none resumed (reqwest's
+/// clients share one rustls configuration, whose session cache would let them resume). Reuse makes one.
+#[test]
+fn fresh_clients_make_a_full_handshake_per_request_and_resume_none() {
+    for client in ["curl", "ureq", "reqwest", "reqwest-async"] {
+        for (mode, handshakes_made) in [("fresh", 12), ("reuse", 1)] {
+            let (serve, ca, _) = tls_server();
+            let before = handshakes(&serve, &ca);
+            let args = ["--clients", client, "--mode", mode, "-n", "10", "--warmup", "2", "--rounds", "2"];
+            let (code, _, err) = run(&[&["run", serve.url.as_str(), "--cacert", ca.as_str()], &args[..]].concat());
+            assert_eq!(code, 0, "{client}/{mode}: {err}");
+            let after = handshakes(&serve, &ca);
+            // The second query's own handshake is one more full one.
+            assert_eq!((after.0 - before.0 - 1, after.1 - before.1), (handshakes_made, 0), "{client}/{mode}");
+        }
+    }
+}

@@ -69,7 +69,13 @@ pub struct State {
     pub results_dir: Option<PathBuf>,
     /// Print saved results as [`SAVED_LINE`]s on stdout, nothing on stderr (a parent program reports them).
     pub quiet: bool,
+    /// TLS handshakes completed so far: full, and resumed (`GET /tls/handshakes` tells them), so that a
+    /// fresh client can be shown to make a full handshake every time.
+    pub handshakes: [std::sync::atomic::AtomicU64; 2],
 }
+
+/// The path that answers `full N resumed M`: the TLS handshakes the server completed.
+pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
 /// reads that line to learn the port).
@@ -112,6 +118,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             page_dir: options.page_dir.clone(),
             results_dir: options.results_dir.clone(),
             quiet: options.quiet,
+            handshakes: Default::default(),
         });
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
@@ -158,6 +165,9 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::Tar
     } else if is_read && path == "/app/serve.json" {
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())
+    } else if is_read && path == HANDSHAKES_PATH {
+        let [full, resumed] = state.handshakes.each_ref().map(|n| n.load(std::sync::atomic::Ordering::Relaxed));
+        results::plain(format!("full {full} resumed {resumed}\n"))
     } else if is_read && path.starts_with("/results/") {
         results::saved(state.results_dir.as_deref(), &path["/results/".len()..])
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
@@ -195,6 +205,8 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
                 Some(acceptor) => {
                     // A client that stalls in its handshake (or speaks plain HTTP) is dropped, bounded.
                     if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
+                        let resumed = stream.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+                        state.handshakes[usize::from(resumed)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         serve_http(TokioIo::new(stream), state).await;
                     }
                 }

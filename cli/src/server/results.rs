@@ -74,6 +74,14 @@ pub fn service_description(saving: bool) -> Response<TargetBody> {
     r
 }
 
+/// A small plain-text answer that is never cached.
+pub fn plain(text: String) -> Response<TargetBody> {
+    let mut r = Response::new(TargetBody::owned(text));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
 /// `GET /results/NAME`: a saved result file, so a page can import it (never anything outside the folder).
 pub fn saved(dir: Option<&Path>, name: &str) -> Response<TargetBody> {
     let file = dir.filter(|_| name.ends_with(".json")).and_then(|d| super::page::inside(d, name));
