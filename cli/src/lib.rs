@@ -171,10 +171,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
 /// `--cacert`'s, if given.
 fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Result<Option<Arc<clients::tls::CaFile>>> {
     Ok(match server.and_then(|s| s.ca.clone()) {
-        Some(path) => {
-            let certs = server::tls::read_ca_file(&path).map_err(anyhow::Error::msg)?;
-            Some(Arc::new(clients::tls::CaFile { path, certs }))
-        }
+        Some(path) => Some(Arc::new(clients::tls::CaFile::read(&path).map_err(anyhow::Error::msg)?)),
         None => options.cacert.clone(),
     })
 }

@@ -150,10 +150,7 @@ impl RunOptions {
             timeout: a.timeout,
             tls: a.tls,
             cacert: match &a.cacert {
-                Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile {
-                    path: path.clone(),
-                    certs: crate::server::tls::read_ca_file(path).map_err(Usage)?,
-                })),
+                Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile::read(path).map_err(Usage)?)),
                 None => None,
             },
             format: a.format,

@@ -116,9 +116,7 @@ fn run_batched_round(
         });
         let idle = result.as_ref().err().map_or(std::time::Duration::ZERO, |e| e.idle);
         wall += (inst.clock.now() - t0).saturating_sub(idle);
-        cpu = cpu
-            .zip(crate::cpu::since(cpu_start, client.cpu()))
-            .map(|(a, b)| CpuTime { user: a.user + b.user, sys: a.sys + b.sys });
+        cpu = cpu.zip(crate::cpu::since(cpu_start, client.cpu())).map(|(a, b)| a + b);
         broke = result.err();
     }
     session.end_round(case, wall, cpu);

@@ -273,7 +273,7 @@ impl Session {
         }
         c.recorder.end_round(wall);
         c.cpu = match (c.cpu, cpu) {
-            (Some(a), Some(r)) => Some(CpuTime { user: a.user + r.user, sys: a.sys + r.sys }),
+            (Some(a), Some(r)) => Some(a + r),
             _ => None,
         };
     }

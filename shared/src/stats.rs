@@ -56,6 +56,15 @@ pub struct CpuTime {
     pub sys: Duration,
 }
 
+impl std::ops::Add for CpuTime {
+    type Output = CpuTime;
+
+    /// The CPU time of two stretches together (rounds of a case, batches of a round).
+    fn add(self, other: CpuTime) -> CpuTime {
+        CpuTime { user: self.user + other.user, sys: self.sys + other.sys }
+    }
+}
+
 /// Collects the outcomes of one case; [`Recorder::finish`] turns them into a [`Case`].
 #[derive(Debug, Clone)]
 pub struct Recorder {

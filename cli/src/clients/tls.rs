@@ -22,6 +22,22 @@ pub struct CaFile {
     pub certs: Vec<CertificateDer<'static>>,
 }
 
+impl CaFile {
+    /// The certificates of the PEM file at `path`; the error names the file as `--cacert` does.
+    pub fn read(path: &std::path::Path) -> Result<CaFile, String> {
+        use rustls::pki_types::pem::PemObject;
+        let shown = path.display();
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+            .map_err(|e| format!("--cacert {shown}: cannot read it ({e})"))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--cacert {shown}: not a PEM certificate file ({e})"))?;
+        if certs.is_empty() {
+            return Err(format!("--cacert {shown}: holds no certificate (expected PEM, -----BEGIN CERTIFICATE-----)"));
+        }
+        Ok(CaFile { path: path.to_path_buf(), certs })
+    }
+}
+
 /// The shared rustls client configuration (cloning it shares the root store): Mozilla's roots, or only the
 /// CAs of `ca` when given. Session resumption is off: a fresh client must make a full handshake, as a new
 /// libcurl handle or ureq agent does, and cloning this configuration would share its session cache.

@@ -60,34 +60,21 @@ fn generate() -> Result<(String, Vec<CertificateDer<'static>>, PrivateKeyDer<'st
     Ok((ca_cert.pem(), vec![cert.der().clone(), ca_cert.der().clone()], der, spki))
 }
 
-/// The certificates of a PEM file given with `--cacert`; the error names the file.
-pub fn read_ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    use rustls::pki_types::pem::PemObject;
-    let shown = path.display();
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-        .map_err(|e| format!("--cacert {shown}: cannot read it ({e})"))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("--cacert {shown}: not a PEM certificate file ({e})"))?;
-    if certs.is_empty() {
-        return Err(format!("--cacert {shown}: holds no certificate (expected PEM, -----BEGIN CERTIFICATE-----)"));
-    }
-    Ok(certs)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clients::tls::CaFile;
 
     #[test]
     fn the_generated_ca_is_read_back_and_the_pin_is_a_sha256() {
         let dir = tempfile::tempdir().unwrap();
         let tls = generated(dir.path()).unwrap();
-        let certs = read_ca_file(&tls.ca_file).unwrap();
-        assert_eq!(certs.len(), 1);
+        let ca = CaFile::read(&tls.ca_file).unwrap();
+        assert_eq!(ca.certs.len(), 1);
         assert!(tls.spki_pin.starts_with("sha256/") && tls.spki_pin.len() == 7 + 44, "{}", tls.spki_pin);
-        let e = read_ca_file(&dir.path().join("nope.pem")).unwrap_err();
+        let e = CaFile::read(&dir.path().join("nope.pem")).unwrap_err();
         assert!(e.contains("nope.pem") && e.contains("cannot read"), "{e}");
         std::fs::write(dir.path().join("empty.pem"), "hello").unwrap();
-        assert!(read_ca_file(&dir.path().join("empty.pem")).unwrap_err().contains("holds no certificate"));
+        assert!(CaFile::read(&dir.path().join("empty.pem")).unwrap_err().contains("holds no certificate"));
     }
 }
