@@ -16,6 +16,7 @@ fn config() -> DriverConfig {
         mode: Mode::Fresh,
         timeout: Duration::from_secs(10),
         cacert: None,
+        http: Default::default(),
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use httpbench_shared::model::Pin;
-use httpbench_shared::protocol::{clients_of, ClientInfo, Modes};
+use httpbench_shared::protocol::{clients_of, ClientInfo, HttpChoice, Modes};
 use httpbench_shared::{EnvironmentKind, Format};
 use url::Url;
 
@@ -83,9 +83,14 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// The embedded server over HTTPS (HTTP/1.1, a certificate generated at start, its CA given to the clients).
+    /// The embedded server over HTTPS (a certificate generated at start, its CA given to the clients).
     #[arg(long)]
     pub tls: bool,
+    /// HTTP version(s) to measure: 1.1, 2 (by ALPN, over TLS: --tls or an https URL) or both, as separate
+    /// cases. Clients without HTTP/2 (ureq, raw, command clients) are left out of its cases, and the report
+    /// says so.
+    #[arg(long, value_enum, default_value_t = HttpChoice::Http11, value_name = "VERSION")]
+    pub http: HttpChoice,
     /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
     /// Verification stays on: there is no --insecure.
     #[arg(long, value_name = "FILE")]
@@ -202,10 +207,14 @@ pub struct ServeArgs {
     /// Print only the `listening on URL` line (for programs that start the server).
     #[arg(long)]
     pub quiet: bool,
-    /// Serve HTTPS (HTTP/1.1) with a certificate for 127.0.0.1/localhost generated at start; prints the CA
-    /// file to give clients (`run --cacert FILE`) and the key's SPKI pin.
+    /// Serve HTTPS with a certificate for 127.0.0.1/localhost generated at start; prints the CA file to give
+    /// clients (`run --cacert FILE`) and the key's SPKI pin.
     #[arg(long)]
     pub tls: bool,
+    /// With --tls, the HTTP versions offered by ALPN: 1.1, 2 or both (a browser takes what is offered, so
+    /// this is how its HTTP/1.1 is measured).
+    #[arg(long, value_enum, default_value_t = HttpChoice::Both, value_name = "VERSION", requires = "tls")]
+    pub http: HttpChoice,
 }
 
 /// Options of `httpbench compare`.

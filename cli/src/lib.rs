@@ -28,8 +28,8 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
-use httpbench_shared::session::{Finished, Header, Session};
-use httpbench_shared::{render, RenderOptions, Report, Source, Target};
+use httpbench_shared::session::{Finished, Header, Matrix, Session};
+use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
 
 use crate::args::{Cli, Command};
 use crate::options::{CompareOptions, RunOptions};
@@ -137,7 +137,13 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         environment: environment::detect(&options.clients, Some(placement)),
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
     };
-    let native = measure(options, &url, &stop, header, trusted_ca(options, server.as_ref())?);
+    let ca = trusted_ca(options, server.as_ref())?;
+    // The embedded server's handshake tally, read around each round (outside its timing).
+    let probe = match (&server, &ca, options.tls) {
+        (Some(s), Some(ca), true) => Some(server::handshakes::Probe::new(&s.url, ca)?),
+        _ => None,
+    };
+    let native = measure(options, &url, &stop, header, ca, probe.as_ref());
     let browser = match (&options.browser, &server) {
         (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, browser_placement, &stop)),
         _ => None,
@@ -261,29 +267,47 @@ fn stop_flag() -> Arc<AtomicBool> {
     flag
 }
 
-/// A session of every (client, mode) case, a driver for each, run to the end (or to a Ctrl-C). Command
-/// clients are started first (each waits for its adapter to be ready) and report their versions as they go.
+/// A session of every (client, mode, HTTP version) case, a driver for each, run to the end (or to a Ctrl-C).
+/// Command clients are started first (each waits for its adapter to be ready) and report their versions as
+/// they go.
 fn measure(
     options: &RunOptions,
     url: &url::Url,
     stop: &AtomicBool,
     mut header: Header,
     cacert: Option<Arc<clients::tls::CaFile>>,
+    probe: Option<&server::handshakes::Probe>,
 ) -> Finished {
-    let names = options.clients.iter().map(|c| c.name().to_string()).collect();
-    let mut session = Session::new(options.plan, names, options.modes.clone(), Some(options.timeout));
+    let matrix = Matrix {
+        environment: EnvironmentKind::Native,
+        clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
+        modes: options.modes.clone(),
+        http_versions: options.http_versions.clone(),
+        tls: url.scheme() == "https",
+    };
+    let mut session = Session::new(options.plan, matrix, Some(options.timeout));
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
-    for client in &options.clients {
-        for &mode in &options.modes {
-            let config =
-                clients::DriverConfig { url: url.clone(), mode, timeout: options.timeout, cacert: cacert.clone() };
-            drivers.push(client.driver(&config, stop, &progress.printer()));
-        }
+    for key in session.cases() {
+        // Every case's client is one of the options' clients: the matrix was made from their names.
+        let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
+            drivers.push(Box::new(clients::Broken));
+            continue;
+        };
+        let config = clients::DriverConfig {
+            url: url.clone(),
+            mode: key.mode,
+            timeout: options.timeout,
+            cacert: cacert.clone(),
+            http: key.http,
+        };
+        drivers.push(client.driver(&config, stop, &progress.printer()));
     }
     let clock = SystemClock::new();
     let cpu = cpu::process_cpu;
-    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop };
+    let read_handshakes = probe.map(|p| move || p.read());
+    let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
+    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes };
     runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();
     for (key, driver) in session.cases().into_iter().zip(&mut drivers) {

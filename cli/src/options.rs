@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// `--tls`: the embedded server over HTTPS.
     pub tls: bool,
+    /// `--http`: the HTTP versions, each a dimension of the cases.
+    pub http_versions: Vec<httpbench_shared::model::HttpVersion>,
     /// `--cacert`, read.
     pub cacert: Option<std::sync::Arc<crate::clients::tls::CaFile>>,
     /// Format printed on stdout.
@@ -127,6 +129,13 @@ impl RunOptions {
             (None, true) => Some("https"),
             (None, false) => None,
         };
+        if a.http.wants_http2() && scheme != Some("https") {
+            return usage(format!(
+                "--http {}: HTTP/2 is measured over TLS only (negotiated by ALPN); add --tls for the embedded \
+                 server or give an https URL",
+                a.http
+            ));
+        }
         if let Some(scheme) = scheme {
             if let Some(c) = clients.iter().find(|c| !c.supports_scheme(scheme)) {
                 return usage(format!(
@@ -135,7 +144,8 @@ impl RunOptions {
             }
         }
         let modes = a.mode.modes();
-        let plan = plan(a, clients.len() * modes.len())?;
+        let http_versions = a.http.versions();
+        let plan = plan(a, clients.len() * modes.len() * http_versions.len())?;
         let exports =
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
                 .into_iter()
@@ -149,6 +159,7 @@ impl RunOptions {
             modes,
             timeout: a.timeout,
             tls: a.tls,
+            http_versions,
             cacert: match &a.cacert {
                 Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile::read(path).map_err(Usage)?)),
                 None => None,
@@ -260,6 +271,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         open: a.open,
         quiet: a.quiet,
         tls: a.tls,
+        http_versions: a.http.versions(),
     })
 }
 

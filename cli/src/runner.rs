@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use httpbench_shared::clock::Clock;
 use httpbench_shared::session::{RoundBudget, Session, Step};
+use httpbench_shared::stats::Handshakes;
 use httpbench_shared::CpuTime;
 
 use crate::clients::{Batched, Driver};
@@ -20,12 +21,15 @@ pub struct Instruments<'a> {
     pub cpu: &'a dyn Fn() -> Option<CpuTime>,
     /// When set, the runner stops after the current request; cases so far are still reported.
     pub stop: &'a AtomicBool,
+    /// The embedded TLS server's handshake tally, read before and after each round; `None` where there is
+    /// none (plaintext, an external server).
+    pub handshakes: Option<&'a dyn Fn() -> Option<Vec<Handshakes>>>,
 }
 
 /// Run `session` to its end with `drivers[i]` for its case `i`: every step it hands out, until it is done or
 /// the stop flag is set (then the session is stopped and keeps what was measured).
 pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>, progress: &Progress) {
-    let labels: Vec<String> = session.cases().iter().map(|k| k.label()).collect();
+    let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
     loop {
         if inst.stop.load(Ordering::Relaxed) {
             session.stop();
@@ -50,9 +54,14 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
             }
             Step::Round { case, budget, .. } => {
                 progress.stage(&labels[case]);
+                let before = inst.handshakes.and_then(|read| read());
                 match drivers[case].batched() {
                     Some(client) => run_batched_round(session, case, client, budget, inst, progress),
                     None => run_round(session, case, drivers[case].as_mut(), budget, inst, progress),
+                }
+                let after = inst.handshakes.and_then(|read| read());
+                if let (Some(before), Some(after)) = (before, after) {
+                    session.record_handshakes(case, &crate::server::handshakes::since(&before, &after));
                 }
             }
             Step::Done => break,
@@ -76,6 +85,12 @@ fn run_round(
         let outcome = driver.request();
         let t1 = inst.clock.now();
         session.record(case, &outcome, t1 - t0);
+        // Only the first failure of each kind is described: describing costs time, and the rest add nothing.
+        if let Some(kind) = outcome.error.filter(|k| session.wants_reason(case, *k)) {
+            if let Some(reason) = driver.failure_reason() {
+                session.note_reason(case, kind, reason);
+            }
+        }
         done += 1;
         progress.advance(1);
     }
@@ -132,7 +147,8 @@ mod tests {
     use std::time::Duration;
 
     use httpbench_shared::clock::MockClock;
-    use httpbench_shared::session::{Budget, Finished, Header, Plan};
+    use httpbench_shared::session::{Budget, Finished, Header, Matrix, Plan};
+    use httpbench_shared::EnvironmentKind;
     use httpbench_shared::{Mode, Outcome};
 
     use super::*;
@@ -166,7 +182,11 @@ mod tests {
 
     fn drive(plan: Plan, clients: &[&str], drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>) -> Finished {
         let names = clients.iter().map(|c| c.to_string()).collect();
-        let mut session = Session::new(plan, names, vec![Mode::Reuse], Some(Duration::from_secs(10)));
+        let mut session = Session::new(
+            plan,
+            Matrix::new(EnvironmentKind::Native, names, vec![Mode::Reuse]),
+            Some(Duration::from_secs(10)),
+        );
         run(&mut session, drivers, inst, &Progress::hidden());
         session.finish(header())
     }
@@ -177,7 +197,7 @@ mod tests {
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
         let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
@@ -204,7 +224,7 @@ mod tests {
         let clock = MockClock::new();
         let stop = AtomicBool::new(false);
         let cpu = || None;
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
         let out =
             drive(plan, &["a", "b"], &mut [Box::new(StopAfter(5, &stop)), Box::new(StopAfter(100, &stop))], &inst);
@@ -223,7 +243,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         // The client burns 60% of the wall time in user mode and 20% in the kernel.
         let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
@@ -240,8 +260,8 @@ mod batched_tests {
     use std::time::Duration;
 
     use httpbench_shared::clock::MockClock;
-    use httpbench_shared::session::{Budget, Header, Plan};
-    use httpbench_shared::{Mode, Outcome};
+    use httpbench_shared::session::{Budget, Header, Matrix, Plan};
+    use httpbench_shared::{EnvironmentKind, Mode, Outcome};
 
     use super::*;
     use crate::clients::BatchError;
@@ -299,8 +319,9 @@ mod batched_tests {
     fn run_fake(plan: Plan, fake: &mut Fake<'_>) -> httpbench_shared::Report {
         let (clock, stop) = (fake.clock, AtomicBool::new(false));
         let cpu = || None;
-        let inst = Instruments { clock, cpu: &cpu, stop: &stop };
-        let mut session = Session::new(plan, vec!["fake".into()], vec![Mode::Reuse], None);
+        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None };
+        let mut session =
+            Session::new(plan, Matrix::new(EnvironmentKind::Native, vec!["fake".into()], vec![Mode::Reuse]), None);
         let mut drivers: Vec<Box<dyn Driver + '_>> = vec![Box::new(std::mem::replace(
             fake,
             Fake { clock, batches: vec![], breaks: None, cpu_reads: Cell::new(0) },

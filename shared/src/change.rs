@@ -126,9 +126,12 @@ mod tests {
         Case {
             client: "c".into(),
             mode: Mode::Reuse,
+            http_version: Default::default(),
+            tls: None,
             iterations: ok,
             ok,
             errors: BTreeMap::new(),
+            error_reasons: Default::default(),
             statuses: BTreeMap::new(),
             wall_secs: rates.len() as f64,
             cpu_user_secs: None,

@@ -29,6 +29,9 @@ pub fn report(kind: EnvironmentKind) -> Report {
             modes: vec![Mode::Fresh, Mode::Reuse],
             clients: Vec::new(),
             timeout_ms: Some(10_000),
+            tls: false,
+            http_versions: vec![crate::model::HttpVersion::Http11],
+            skipped: Vec::new(),
         },
         cases: Vec::new(),
     }

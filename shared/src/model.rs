@@ -8,8 +8,13 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the result file layout. Bump it on any change a reader of version 1 could misread.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the result file layout. Bump it on any change a reader of the last version could misread.
+/// Version 2 added the protocol of each case (HTTP version, TLS, handshakes) and error reasons.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest layout still read: a version-1 file reads as HTTP/1.1 in plaintext (the fields version 2 added
+/// take their defaults).
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 mod placement;
 pub use placement::{Pin, Placement};
@@ -19,7 +24,8 @@ pub use placement::{Pin, Placement};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Report {
-    /// Layout version of this file; readers refuse versions they do not know. Always 1 for this layout.
+    /// Layout version of this file; readers refuse versions they do not know. 2 for this layout (1 is still
+    /// read, as HTTP/1.1 in plaintext).
     pub schema_version: u32,
     /// The program that wrote the file.
     pub tool: Tool,
@@ -143,6 +149,79 @@ pub struct Settings {
     pub clients: Vec<String>,
     /// Per-request timeout in milliseconds; null where the front end cannot set one.
     pub timeout_ms: Option<u64>,
+    /// Whether the target was requested over TLS (`https`).
+    #[serde(default)]
+    pub tls: bool,
+    /// The HTTP versions asked for, each a case dimension; `["1.1"]` in files written before version 2.
+    #[serde(default = "http11_only")]
+    pub http_versions: Vec<HttpVersion>,
+    /// Cases of the (client, mode, HTTP version) matrix left out because the client cannot run them, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedCase>,
+}
+
+fn http11_only() -> Vec<HttpVersion> {
+    vec![HttpVersion::Http11]
+}
+
+/// A case of the matrix that was not run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SkippedCase {
+    /// The client.
+    pub client: String,
+    /// The HTTP version it was not run with.
+    pub http_version: HttpVersion,
+    /// Why, in a few words (`HTTP/1.1 only`).
+    pub reason: String,
+}
+
+/// An HTTP version a case asks for and its responses are checked to come over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum HttpVersion {
+    /// HTTP/1.1.
+    #[default]
+    #[serde(rename = "1.1")]
+    Http11,
+    /// HTTP/2, negotiated by ALPN over TLS.
+    #[serde(rename = "2")]
+    Http2,
+}
+
+impl HttpVersion {
+    /// `1.1` or `2`, as reports write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpVersion::Http11 => "1.1",
+            HttpVersion::Http2 => "2",
+        }
+    }
+
+    /// `h1` or `h2`, the suffix of a case name when more than one version runs.
+    pub fn short(self) -> &'static str {
+        match self {
+            HttpVersion::Http11 => "h1",
+            HttpVersion::Http2 => "h2",
+        }
+    }
+
+    /// The version of an ALPN protocol id or a Resource Timing `nextHopProtocol` (`http/1.1`, `h2`); `None`
+    /// for anything else (`http/1.0`, `h3`, an empty string).
+    pub fn from_alpn(id: &str) -> Option<HttpVersion> {
+        match id {
+            "http/1.1" => Some(HttpVersion::Http11),
+            "h2" => Some(HttpVersion::Http2),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HttpVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP/{}", self.as_str())
+    }
 }
 
 fn one() -> u32 {
@@ -255,12 +334,23 @@ pub struct Case {
     pub client: String,
     /// Connection mode of this case.
     pub mode: Mode,
+    /// The HTTP version asked for; every ok response came over it (one over another counts as a `protocol`
+    /// error). `1.1` in files written before version 2.
+    #[serde(default)]
+    pub http_version: HttpVersion,
+    /// TLS as the embedded server negotiated it with this case's client during the measured rounds; absent in
+    /// plaintext and for external servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<CaseTls>,
     /// Measured requests attempted (warm-up excluded); ok plus failed.
     pub iterations: u64,
     /// Requests that completed with a 2xx status and a complete body.
     pub ok: u64,
     /// Failed requests by kind; kinds with no failures are left out.
     pub errors: BTreeMap<ErrorKind, u64>,
+    /// The first failure's message of each kind that failed, in one line, where the client gave one.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_reasons: BTreeMap<ErrorKind, String>,
     /// Complete responses by HTTP status code (as a decimal string), whether ok or not.
     pub statuses: BTreeMap<String, u64>,
     /// Wall-clock time of the measured requests, in seconds.
@@ -302,6 +392,21 @@ pub struct Case {
     /// Absent when the case ran to its end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aborted: Option<String>,
+}
+
+/// TLS of a case's connections, as the embedded server saw the handshakes of its measured rounds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CaseTls {
+    /// Protocol version of the most handshakes (`TLSv1.3`); null when the case made none.
+    pub version: Option<String>,
+    /// Cipher suite of the most handshakes (`TLS13_AES_256_GCM_SHA384`); null when the case made none.
+    pub cipher_suite: Option<String>,
+    /// Full handshakes: one per new connection unless a session was resumed.
+    pub full_handshakes: u64,
+    /// Handshakes that resumed an earlier session (a ticket or session id), skipping the key exchange's cost.
+    pub resumed_handshakes: u64,
 }
 
 /// Mean phases of a case's requests, in nanoseconds, from the requests that reported them.

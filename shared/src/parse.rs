@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::error::Category;
 use thiserror::Error;
 
-use crate::model::{Report, SCHEMA_VERSION};
+use crate::model::{Report, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
 
 /// Why a result file was refused.
 #[derive(Debug, Error, PartialEq)]
@@ -25,7 +25,7 @@ pub enum ReportError {
     #[error("not an httpbench result file: {0}")]
     NotAReport(String),
     /// A result file of a layout this version cannot read.
-    #[error("schema_version {found} is not supported (this httpbench reads version {SCHEMA_VERSION}); re-export it with a matching httpbench")]
+    #[error("schema_version {found} is not supported (this httpbench reads versions {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION}); re-export it with a matching httpbench")]
     UnsupportedVersion {
         /// The version the file declares.
         found: String,
@@ -55,7 +55,7 @@ pub fn parse_reports(text: &str) -> Result<Vec<Report>, ReportError> {
     for v in &versions {
         match &v.schema_version {
             None => return Err(ReportError::NotAReport("it has no schema_version field".into())),
-            Some(found) if found != &SCHEMA_VERSION.to_string() => {
+            Some(found) if !(OLDEST_SCHEMA_VERSION..=SCHEMA_VERSION).any(|v| *found == v.to_string()) => {
                 return Err(ReportError::UnsupportedVersion { found: found.clone() });
             }
             Some(_) => {}
@@ -197,9 +197,21 @@ mod tests {
         let ReportError::Invalid(why) = err(r#"{"schema_version": 1}"#) else { panic!() };
         assert!(why.contains("missing field"), "{why}");
         let one = serde_json::to_string(&crate::fixture::report(crate::model::EnvironmentKind::Native)).unwrap();
-        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 2}}]"#)) else {
+        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 3}}]"#)) else {
             panic!("a list is refused when any report in it is of another version")
         };
         assert_eq!(parse_reports(&format!("  [{one},{one}]")).unwrap().len(), 2);
+    }
+
+    /// A file written by the version-1 layout (before HTTP versions and TLS) reads as plaintext HTTP/1.1.
+    #[test]
+    fn a_version_1_file_reads_as_plaintext_http_1_1() {
+        let reports = parse_reports(include_str!("../tests/data/v1-report.json")).unwrap();
+        let r = &reports[0];
+        assert_eq!(r.schema_version, 1);
+        assert!(!r.settings.tls && r.settings.skipped.is_empty());
+        assert_eq!(r.settings.http_versions, [crate::model::HttpVersion::Http11]);
+        assert_eq!(r.cases.len(), 4);
+        assert!(r.cases.iter().all(|c| c.http_version == crate::model::HttpVersion::Http11 && c.tls.is_none()));
     }
 }

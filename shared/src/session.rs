@@ -6,8 +6,14 @@
 
 use std::time::Duration;
 
-use crate::model::{Case, Environment, Mode, Report, Settings, Target, Tool, SCHEMA_VERSION};
-use crate::stats::{Bin, CpuTime, Outcome, Recorder};
+use std::collections::BTreeMap;
+
+use crate::model::{
+    Case, CaseTls, Environment, EnvironmentKind, ErrorKind, HttpVersion, Mode, Report, Settings, SkippedCase, Target,
+    Tool, SCHEMA_VERSION,
+};
+use crate::protocol::cannot_speak;
+use crate::stats::{Bin, CpuTime, Handshakes, Outcome, Recorder};
 
 /// Bars of each case's latency histogram (the page's chart).
 pub const HISTOGRAM_BINS: usize = 30;
@@ -84,12 +90,59 @@ pub struct CaseKey {
     pub client: String,
     /// Connection mode.
     pub mode: Mode,
+    /// The HTTP version asked for.
+    pub http: HttpVersion,
 }
 
 impl CaseKey {
-    /// `client/mode`, for progress and messages.
+    /// `client/mode`, for progress and messages; [`Session::label`] adds the HTTP version when several run.
     pub fn label(&self) -> String {
         format!("{}/{}", self.client, self.mode)
+    }
+}
+
+/// The dimensions of a run: every (client, mode, HTTP version) its clients can speak is a case, in that
+/// nesting (clients outermost, in the order given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matrix {
+    /// Where the clients run: the catalog of this environment says which speak HTTP/2.
+    pub environment: EnvironmentKind,
+    /// Client names.
+    pub clients: Vec<String>,
+    /// Connection modes.
+    pub modes: Vec<Mode>,
+    /// HTTP versions.
+    pub http_versions: Vec<HttpVersion>,
+    /// Whether the target is requested over TLS.
+    pub tls: bool,
+}
+
+impl Matrix {
+    /// `clients` × `modes` over plaintext HTTP/1.1.
+    pub fn new(environment: EnvironmentKind, clients: Vec<String>, modes: Vec<Mode>) -> Self {
+        Matrix { environment, clients, modes, http_versions: vec![HttpVersion::Http11], tls: false }
+    }
+
+    /// The cases to run, and those left out because their client cannot speak the version.
+    fn cases(&self) -> (Vec<CaseKey>, Vec<SkippedCase>) {
+        let (mut run, mut skipped) = (Vec::new(), Vec::new());
+        for client in &self.clients {
+            for &http in &self.http_versions {
+                if let Some(reason) = cannot_speak(self.environment, client, http) {
+                    let reason = reason.to_string();
+                    skipped.push(SkippedCase { client: client.clone(), http_version: http, reason });
+                }
+            }
+            // Versions nest inside modes: curl/fresh/h1, curl/fresh/h2, curl/reuse/h1, ...
+            for &mode in &self.modes {
+                for &http in &self.http_versions {
+                    if cannot_speak(self.environment, client, http).is_none() {
+                        run.push(CaseKey { client: client.clone(), mode, http });
+                    }
+                }
+            }
+        }
+        (run, skipped)
     }
 }
 
@@ -157,13 +210,18 @@ struct CaseState {
     round_start: u64,
     /// Why the case was stopped early, once it was.
     aborted: Option<String>,
+    /// The first reason given for each kind of failure.
+    reasons: BTreeMap<ErrorKind, String>,
+    /// Handshakes the server saw during this case's rounds, by (TLS version, cipher suite); `None` until the
+    /// front end reported any (it can only for its own server).
+    handshakes: Option<Vec<Handshakes>>,
 }
 
 /// A run in progress. See the module documentation for the protocol.
 pub struct Session {
     plan: Plan,
-    clients: Vec<String>,
-    modes: Vec<Mode>,
+    matrix: Matrix,
+    skipped: Vec<SkippedCase>,
     timeout: Option<Duration>,
     cases: Vec<CaseState>,
     order: Vec<(usize, u32)>,
@@ -174,23 +232,35 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session of one case per (client, mode), clients outermost, in the order given. `timeout` is the
+    /// A session of one case per cell of `matrix` its client can run ([`Matrix`]). `timeout` is the
     /// per-request deadline the front end applies, recorded in the settings (`None` where it cannot set one).
-    pub fn new(plan: Plan, clients: Vec<String>, modes: Vec<Mode>, timeout: Option<Duration>) -> Self {
-        let cases: Vec<CaseState> = clients
-            .iter()
-            .flat_map(|c| modes.iter().map(move |&mode| CaseKey { client: c.clone(), mode }))
+    pub fn new(plan: Plan, matrix: Matrix, timeout: Option<Duration>) -> Self {
+        let (keys, skipped) = matrix.cases();
+        let cases: Vec<CaseState> = keys
+            .into_iter()
             .map(|key| CaseState {
                 key,
                 recorder: Recorder::new(),
                 cpu: Some(CpuTime::default()),
                 round_start: 0,
                 aborted: None,
+                reasons: BTreeMap::new(),
+                handshakes: None,
             })
             .collect();
         let order = plan.order(cases.len());
         let plan = Plan { rounds: plan.rounds.max(1), ..plan };
-        Session { plan, clients, modes, timeout, cases, order, next_warmup: 0, next_round: 0, stopped: false }
+        Session { plan, matrix, skipped, timeout, cases, order, next_warmup: 0, next_round: 0, stopped: false }
+    }
+
+    /// Case `case`'s name for progress and messages: `client/mode`, then `/h1` or `/h2` when several HTTP
+    /// versions run.
+    pub fn label(&self, case: usize) -> String {
+        let Some(c) = self.cases.get(case) else { return String::new() };
+        match self.matrix.http_versions.len() {
+            1 => c.key.label(),
+            _ => format!("{}/{}", c.key.label(), c.key.http.short()),
+        }
     }
 
     /// The plan.
@@ -250,10 +320,43 @@ impl Session {
         }
     }
 
-    /// Record one measured request of case `case` and how long it took.
+    /// Record one measured request of case `case` and how long it took. A response observed over another HTTP
+    /// version than the case asked for counts as a `protocol` error, with that as its reason.
     pub fn record(&mut self, case: usize, outcome: &Outcome, latency: Duration) {
+        let Some(c) = self.cases.get_mut(case) else { return };
+        match outcome.http {
+            Some(seen) if seen != c.key.http && outcome.failure().is_none() => {
+                c.recorder.record(&Outcome::failed(ErrorKind::Protocol, outcome.status), latency);
+                let reason = format!("the response came over {seen}, {} was asked for", c.key.http);
+                c.reasons.entry(ErrorKind::Protocol).or_insert(reason);
+            }
+            _ => c.recorder.record(outcome, latency),
+        }
+    }
+
+    /// Whether case `case` has no reason yet for failures of `kind` (so the front end need only describe the
+    /// first failure of each kind).
+    pub fn wants_reason(&self, case: usize, kind: ErrorKind) -> bool {
+        self.cases.get(case).is_some_and(|c| !c.reasons.contains_key(&kind))
+    }
+
+    /// Give the reason for a failure of `kind` in case `case`, in one line; the first of each kind is kept.
+    pub fn note_reason(&mut self, case: usize, kind: ErrorKind, reason: String) {
         if let Some(c) = self.cases.get_mut(case) {
-            c.recorder.record(outcome, latency);
+            c.reasons.entry(kind).or_insert(reason);
+        }
+    }
+
+    /// Add the TLS handshakes the server saw during one of case `case`'s rounds (none at all is a count too:
+    /// a reused connection made its handshake in the warm-up).
+    pub fn record_handshakes(&mut self, case: usize, seen: &[Handshakes]) {
+        let Some(c) = self.cases.get_mut(case) else { return };
+        let all = c.handshakes.get_or_insert_with(Vec::new);
+        for h in seen {
+            match all.iter_mut().find(|m| m.version == h.version && m.cipher_suite == h.cipher_suite) {
+                Some(m) => *m = m.clone() + h.clone(),
+                None => all.push(h.clone()),
+            }
         }
     }
 
@@ -295,9 +398,12 @@ impl Session {
             rounds: self.plan.rounds,
             interleave: self.plan.interleave,
             warmup: self.plan.warmup,
-            modes: self.modes.clone(),
-            clients: self.clients.clone(),
+            modes: self.matrix.modes.clone(),
+            clients: self.matrix.clients.clone(),
             timeout_ms: self.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+            tls: self.matrix.tls,
+            http_versions: self.matrix.http_versions.clone(),
+            skipped: self.skipped.clone(),
         }
     }
 
@@ -308,10 +414,8 @@ impl Session {
         let stopped = self.stopped || self.next_round < self.order.len();
         let measured: Vec<&CaseState> =
             self.cases.iter().filter(|c| c.recorder.iterations() > 0 || c.aborted.is_some()).collect();
-        let cases: Vec<Case> = measured
-            .iter()
-            .map(|c| Case { aborted: c.aborted.clone(), ..c.recorder.finish(&c.key.client, c.key.mode, c.cpu) })
-            .collect();
+        let tls = self.matrix.tls;
+        let cases: Vec<Case> = measured.iter().map(|c| c.case(tls)).collect();
         let histograms = measured
             .iter()
             .map(|c| CaseHistogram { key: c.key.clone(), bins: c.recorder.histogram(HISTOGRAM_BINS) })
@@ -325,6 +429,30 @@ impl Session {
             cases,
         };
         Finished { report, histograms, stopped }
+    }
+}
+
+impl CaseState {
+    /// The finished case: the recorder's figures, and what the session knows of the case.
+    fn case(&self, tls: bool) -> Case {
+        Case {
+            http_version: self.key.http,
+            tls: self.handshakes.as_deref().filter(|_| tls).map(case_tls),
+            error_reasons: self.reasons.clone(),
+            aborted: self.aborted.clone(),
+            ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
+        }
+    }
+}
+
+/// The handshakes of a case in one: the version and suite of most of them, and the counts of all.
+fn case_tls(seen: &[Handshakes]) -> CaseTls {
+    let most = seen.iter().filter(|h| h.full + h.resumed > 0).max_by_key(|h| h.full + h.resumed);
+    CaseTls {
+        version: most.map(|h| h.version.clone()),
+        cipher_suite: most.map(|h| h.cipher_suite.clone()),
+        full_handshakes: seen.iter().map(|h| h.full).sum(),
+        resumed_handshakes: seen.iter().map(|h| h.resumed).sum(),
     }
 }
 

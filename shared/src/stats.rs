@@ -10,7 +10,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 
 use crate::inference::spread;
-use crate::model::{Case, ErrorKind, Latency, Mode, Phases, Round};
+use crate::model::{Case, ErrorKind, HttpVersion, Latency, Mode, Phases, Round};
 
 /// Largest latency the histogram tracks exactly (one hour); longer ones are clamped to it.
 const MAX_TRACKED_NS: u64 = 3_600_000_000_000;
@@ -24,17 +24,25 @@ pub struct Outcome {
     pub body_bytes: u64,
     /// Transport-level failure, if any (a non-2xx status is not one: it is classified from `status`).
     pub error: Option<ErrorKind>,
+    /// The HTTP version the response came over, where the client tells; the session counts a response over
+    /// another version than the case asked for as a `protocol` error.
+    pub http: Option<HttpVersion>,
 }
 
 impl Outcome {
     /// A complete response.
     pub fn response(status: u16, body_bytes: u64) -> Self {
-        Outcome { status: Some(status), body_bytes, error: None }
+        Outcome { status: Some(status), body_bytes, error: None, http: None }
+    }
+
+    /// This outcome, observed to have come over HTTP version `http`.
+    pub fn over(self, http: Option<HttpVersion>) -> Self {
+        Outcome { http, ..self }
     }
 
     /// A failed request, with the status if a response head had arrived.
     pub fn failed(kind: ErrorKind, status: Option<u16>) -> Self {
-        Outcome { status, body_bytes: 0, error: Some(kind) }
+        Outcome { status, body_bytes: 0, error: Some(kind), http: None }
     }
 
     /// Why this request is not ok, or `None` if it is (2xx and no transport error).
@@ -62,6 +70,29 @@ impl std::ops::Add for CpuTime {
     /// The CPU time of two stretches together (rounds of a case, batches of a round).
     fn add(self, other: CpuTime) -> CpuTime {
         CpuTime { user: self.user + other.user, sys: self.sys + other.sys }
+    }
+}
+
+/// TLS handshakes a server completed with one TLS version and cipher suite, full and resumed (the embedded
+/// server counts them; the runner hands a round's difference to the session).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Handshakes {
+    /// `TLSv1.3`, as rustls names it.
+    pub version: String,
+    /// `TLS13_AES_256_GCM_SHA384`, as rustls names it.
+    pub cipher_suite: String,
+    /// Full handshakes.
+    pub full: u64,
+    /// Resumed handshakes.
+    pub resumed: u64,
+}
+
+impl std::ops::Add for Handshakes {
+    type Output = Handshakes;
+
+    /// The counts of two stretches of the same version and suite together.
+    fn add(self, other: Handshakes) -> Handshakes {
+        Handshakes { full: self.full + other.full, resumed: self.resumed + other.resumed, ..self }
     }
 }
 
@@ -290,14 +321,18 @@ impl Recorder {
     /// recorded after the last [`Recorder::end_round`] are in the counts but not in the wall time, so callers
     /// end every round.
     pub fn finish(&self, client: &str, mode: Mode, cpu: Option<CpuTime>) -> Case {
+        // The session fills in the case's protocol, error reasons and whether it was aborted.
         let wall_secs: f64 = self.rounds.iter().map(|r| r.wall_secs).sum();
         let cpu_secs = cpu.map(|c| (c.user + c.sys).as_secs_f64());
         Case {
             client: client.to_string(),
             mode,
+            http_version: HttpVersion::Http11,
+            tls: None,
             iterations: self.iterations,
             ok: self.ok,
             errors: self.errors.clone(),
+            error_reasons: BTreeMap::new(),
             statuses: self.status_names(),
             wall_secs,
             cpu_user_secs: cpu.map(|c| c.user.as_secs_f64()),

@@ -1,6 +1,7 @@
 //! What the renderers draw from: the cases of one or more reports, each with a unique, readable label.
 //!
 //! A label names only what varies: `curl` alone when one report ran one mode, `curl/fresh` when modes differ,
+//! `curl/fresh/h2` when HTTP versions differ too,
 //! `native/curl` vs `browser/fetch` when reports from both environments are shown together, and a source tag
 //! (e.g. a file name) when several reports of the same environment are compared.
 
@@ -40,6 +41,8 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
     // `extend`, not `collect`: collecting into a B-tree sorts, one more copy of the sort in the page.
     let mut modes = BTreeSet::new();
     modes.extend(sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.mode)));
+    let mut versions = BTreeSet::new();
+    versions.extend(sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.http_version)));
     let mut kinds = BTreeSet::new();
     kinds.extend(sources.iter().map(|s| s.report.environment.kind));
     let kinds_tell_apart = kinds.len() == sources.len();
@@ -61,6 +64,10 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
             if modes.len() > 1 {
                 label.push('/');
                 label.push_str(case.mode.as_str());
+            }
+            if versions.len() > 1 {
+                label.push('/');
+                label.push_str(case.http_version.short());
             }
             rows.push(Row { label, case, report: source.report });
         }

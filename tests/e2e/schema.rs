@@ -1,5 +1,6 @@
 //! The committed JSON Schema of the result file: generated from the model's types (their doc comments become
-//! the descriptions), kept in `schema/result-v1.schema.json`, and used to validate real output.
+//! the descriptions), kept in `schema/result-v2.schema.json`, and used to validate real output. The version-1
+//! schema stays committed, frozen, with a version-1 file that still matches it (and that `compare` still reads).
 //! Regenerate with `UPDATE_SCHEMA=1 cargo test -p httpbench --test e2e schema`.
 
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 fn committed_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v1.schema.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v2.schema.json")
 }
 
 fn generated() -> Value {
@@ -15,7 +16,7 @@ fn generated() -> Value {
 }
 
 fn committed() -> Value {
-    let text = std::fs::read_to_string(committed_path()).expect("schema/result-v1.schema.json is committed");
+    let text = std::fs::read_to_string(committed_path()).expect("schema/result-v2.schema.json is committed");
     serde_json::from_str(&text).unwrap()
 }
 
@@ -25,6 +26,22 @@ pub fn validate(instance: &Value) {
     let errors: Vec<String> =
         validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
     assert!(errors.is_empty(), "result file does not match the schema:\n{}", errors.join("\n"));
+}
+
+/// The frozen version-1 schema still describes the version-1 file kept for the readers' tests.
+#[test]
+fn the_version_1_file_matches_the_frozen_version_1_schema() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |p: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(root.join(p)).unwrap()).unwrap() };
+    let validator = jsonschema::validator_for(&read("schema/result-v1.schema.json")).unwrap();
+    let file = read("shared/tests/data/v1-report.json");
+    assert_eq!(file["schema_version"], 1);
+    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    // And a version-2 file is not a version-1 one: the old schema refuses its new fields.
+    let mut v2 = file.clone();
+    v2["cases"][0]["http_version"] = "2".into();
+    assert!(!validator.is_valid(&v2));
 }
 
 #[test]

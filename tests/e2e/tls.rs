@@ -43,6 +43,12 @@ fn without_the_ca_every_request_is_a_tls_failure_bounded_in_time() {
     assert_eq!(code, 1, "{err}");
     for c in cases(&v) {
         assert_eq!(c["errors"]["tls"].as_u64(), Some(2), "{} refuses an unknown issuer as tls: {c}", c["client"]);
+        let reason = c["error_reasons"]["tls"].as_str().unwrap_or_default().to_lowercase();
+        assert!(
+            reason.contains("certificate") || reason.contains("issuer"),
+            "{}: the reason says why: {c}",
+            c["client"]
+        );
     }
 }
 
@@ -72,6 +78,9 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
         (&["run", "https://127.0.0.1:9/", "--tls"][..], "--tls is for the embedded server"),
         (&["run", "--tls", "--clients", "raw"][..], "raw cannot fetch https:// URLs"),
         (&["run", "--tls", "--browser"][..], "--tls with --browser is not supported yet"),
+        (&["run", "--http", "2"][..], "--http 2: HTTP/2 is measured over TLS only"),
+        (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 is measured over TLS only"),
+        (&["run", "--tls", "--http", "3"][..], "'3'"),
     ] {
         let (code, _, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -79,8 +88,8 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
     }
 }
 
-/// `GET /tls/handshakes` of `serve --tls` over a TLS connection of its own (trusting `ca`): (full, resumed),
-/// this connection's own full handshake included.
+/// `GET /tls/handshakes` of `serve --tls` over a TLS connection of its own (trusting `ca`): (full, resumed).
+/// The server takes the asking connection's own handshake out of the tally, so reading it changes nothing.
 fn handshakes(serve: &Serve, ca: &str) -> (u64, u64) {
     use rustls::pki_types::pem::PemObject;
     use std::io::{Read, Write};
@@ -102,7 +111,8 @@ fn handshakes(serve: &Serve, ca: &str) -> (u64, u64) {
     let mut text = String::new();
     let _ = tls.read_to_string(&mut text);
     let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
-    let n: Vec<u64> = body.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    let first = body.lines().next().unwrap_or_default();
+    let n: Vec<u64> = first.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     assert_eq!(n.len(), 2, "{text}");
     (n[0], n[1])
 }
@@ -119,8 +129,89 @@ fn fresh_clients_make_a_full_handshake_per_request_and_resume_none() {
             let (code, _, err) = run(&[&["run", serve.url.as_str(), "--cacert", ca.as_str()], &args[..]].concat());
             assert_eq!(code, 0, "{client}/{mode}: {err}");
             let after = handshakes(&serve, &ca);
-            // The second query's own handshake is one more full one.
-            assert_eq!((after.0 - before.0 - 1, after.1 - before.1), (handshakes_made, 0), "{client}/{mode}");
+            assert_eq!((after.0 - before.0, after.1 - before.1), (handshakes_made, 0), "{client}/{mode}");
         }
     }
+}
+
+/// `run --tls --http both`: every client that speaks HTTP/2 runs it as cases of their own, ureq is left out of
+/// them with the reason in the report, every response came over the version its case asked for (the session
+/// would count it a protocol error otherwise), and each case records the TLS the server negotiated: fresh
+/// cases one full handshake per measured request, reuse cases none (made in the warm-up).
+#[test]
+fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes() {
+    let args = ["run", "--tls", "--http", "both", "--clients", TLS_CLIENTS, "-n", "12", "--warmup", "2"];
+    let (code, v, err) = run_json(&[&args[..], &["--rounds", "2", "--no-progress"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(
+        (v["settings"]["tls"].clone(), v["settings"]["http_versions"].clone()),
+        (true.into(), serde_json::json!(["1.1", "2"]))
+    );
+    let skipped = &v["settings"]["skipped"];
+    assert_eq!(skipped, &serde_json::json!([{"client": "ureq", "http_version": "2", "reason": "HTTP/1.1 only"}]));
+    let names: Vec<String> = cases(&v)
+        .iter()
+        .map(|c| {
+            format!(
+                "{}/{}/{}",
+                c["client"].as_str().unwrap(),
+                c["mode"].as_str().unwrap(),
+                c["http_version"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let expected = [
+        "curl/fresh/1.1",
+        "curl/fresh/2",
+        "curl/reuse/1.1",
+        "curl/reuse/2",
+        "ureq/fresh/1.1",
+        "ureq/reuse/1.1",
+        "reqwest/fresh/1.1",
+        "reqwest/fresh/2",
+        "reqwest/reuse/1.1",
+        "reqwest/reuse/2",
+        "reqwest-async/fresh/1.1",
+        "reqwest-async/fresh/2",
+        "reqwest-async/reuse/1.1",
+        "reqwest-async/reuse/2",
+    ];
+    assert_eq!(names, expected);
+    for c in cases(&v) {
+        assert_eq!(c["ok"].as_u64(), Some(12), "{c}");
+        let tls = &c["tls"];
+        let full = if c["mode"] == "fresh" { 12 } else { 0 };
+        assert_eq!((tls["full_handshakes"].as_u64(), tls["resumed_handshakes"].as_u64()), (Some(full), Some(0)), "{c}");
+        if c["mode"] == "fresh" {
+            assert_eq!(tls["version"], "TLSv1.3", "{c}");
+            assert!(tls["cipher_suite"].as_str().unwrap().starts_with("TLS13_"), "{c}");
+        }
+    }
+    // The text report names the cases with /h1 and /h2 and says who was left out.
+    let (code, text, err) = run(&[&args[..], &["--rounds", "1", "--mode", "reuse", "--no-progress"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("curl/h2") && text.contains("reqwest-async/h1"), "{text}");
+    assert!(text.contains("note: left out: ureq over HTTP/2 (HTTP/1.1 only)."), "{text}");
+    assert!(text.contains("HTTP/1.1 and HTTP/2 over TLS"), "{text}");
+}
+
+/// A server that offers only HTTP/1.1 (`serve --tls --http 1.1`) against cases that ask for HTTP/2: libcurl
+/// falls back to HTTP/1.1, which is counted as a protocol error with its reason; reqwest, offering only h2,
+/// finds no common protocol and fails the handshake, counted as tls. Nothing passes as h2 that was not.
+#[test]
+fn asking_for_h2_from_a_server_without_it_counts_errors_with_reasons() {
+    let serve = Serve::start_with(&["--quiet", "--tls", "--http", "1.1"]);
+    let lines = serve.stdout_until("SPKI pin: ", 10);
+    let ca = lines.iter().find_map(|l| l.strip_prefix("CA certificate: ")).unwrap().to_string();
+    let args = ["--clients", "curl,reqwest", "--http", "2", "-n", "3", "--warmup", "0", "--rounds", "1"];
+    let (code, v, err) =
+        run_json(&[&["run", serve.url.as_str(), "--cacert", ca.as_str(), "--timeout", "5"], &args[..]].concat());
+    assert_eq!(code, 1, "{err}");
+    let curl = cases(&v).iter().find(|c| c["client"] == "curl").cloned().unwrap();
+    assert_eq!((curl["ok"].as_u64(), curl["errors"]["protocol"].as_u64()), (Some(0), Some(3)), "{curl}");
+    assert_eq!(curl["error_reasons"]["protocol"], "the response came over HTTP/1.1, HTTP/2 was asked for", "{curl}");
+    let reqwest = cases(&v).iter().find(|c| c["client"] == "reqwest").cloned().unwrap();
+    assert_eq!((reqwest["ok"].as_u64(), reqwest["errors"]["tls"].as_u64()), (Some(0), Some(3)), "{reqwest}");
+    assert!(reqwest["error_reasons"]["tls"].as_str().is_some_and(|r| !r.is_empty()), "{reqwest}");
 }

@@ -17,8 +17,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use httpbench_shared::clock::{Clock, SystemClock};
-use httpbench_shared::model::{Environment, Target, Tool};
-use httpbench_shared::session::{CaseKey, Finished, Header, RoundBudget, Session, Step};
+use httpbench_shared::model::{Environment, EnvironmentKind, Target, Tool};
+use httpbench_shared::session::{CaseKey, Finished, Header, Matrix, RoundBudget, Session, Step};
 
 use crate::browser;
 use crate::clients::{js_fetch, Client, Driver, TIMEOUT_MS};
@@ -109,7 +109,11 @@ impl CaseRun {
 pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
     let environment = browser::environment(&settings.clients);
     let timeout = Duration::from_millis(TIMEOUT_MS.into());
-    let session = Session::new(settings.plan, settings.clients.clone(), settings.modes.clone(), Some(timeout));
+    let matrix = Matrix {
+        tls: settings.target.starts_with("https:"),
+        ..Matrix::new(EnvironmentKind::Browser, settings.clients.clone(), settings.modes.clone())
+    };
+    let session = Session::new(settings.plan, matrix, Some(timeout));
     let cases: Vec<CaseRun> = session.cases().into_iter().map(|key| CaseRun::new(key, &settings.target)).collect();
     let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
     loop {

@@ -6,6 +6,20 @@ use std::io;
 
 use httpbench_shared::ErrorKind;
 
+/// `err` and its sources in one line, each cause once (wrappers often repeat their source's words).
+pub fn describe(err: &(dyn Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur: Option<&(dyn Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        let text = e.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = e.source();
+    }
+    parts.join(": ").replace('\n', " ")
+}
+
 /// The kind of an I/O error.
 pub fn io_kind(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
@@ -24,7 +38,10 @@ pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
     let mut found = None;
     let mut cur: Option<&(dyn Error + 'static)> = Some(err);
     while let Some(e) = cur {
-        if let Some(io) = e.downcast_ref::<io::Error>() {
+        if e.downcast_ref::<rustls::Error>().is_some() {
+            // A handshake refused either way (certificate, alert, no common protocol) is TLS whatever wraps it.
+            return Some(ErrorKind::Tls);
+        } else if let Some(io) = e.downcast_ref::<io::Error>() {
             found = Some(io_kind(io));
         } else if let Some(kind) = message_kind(&e.to_string()) {
             found = Some(kind);
@@ -50,7 +67,7 @@ pub fn message_kind(msg: &str) -> Option<ErrorKind> {
         Some(ErrorKind::Truncated)
     } else if has(&["invalid http", "invalid status", "parse", "header", "too large"]) {
         Some(ErrorKind::Protocol)
-    } else if has(&["certificate", "tls", "handshake"]) {
+    } else if has(&["certificate", "tls", "handshake", "fatal alert"]) {
         Some(ErrorKind::Tls)
     } else {
         None
@@ -71,5 +88,7 @@ mod tests {
         assert_eq!(chain_kind(&wrapped), Some(ErrorKind::Dns));
         // hyper's words for a head over its limit.
         assert_eq!(message_kind("message head is too large"), Some(ErrorKind::Protocol));
+        let outer = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, "invalid peer certificate"));
+        assert_eq!(describe(&outer), "invalid peer certificate");
     }
 }

@@ -2,14 +2,16 @@
 //! Perl script), one handle with its connection cache in reuse mode.
 
 use curl::easy::{Easy2, Handler, WriteError};
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 
 use super::{Driver, DriverConfig};
 
-/// Counts body bytes without keeping them.
+/// Counts body bytes without keeping them, and notes the HTTP version of the response's status line.
 #[derive(Default)]
 pub struct Counter {
     bytes: u64,
+    http: Option<HttpVersion>,
 }
 
 impl Handler for Counter {
@@ -17,12 +19,23 @@ impl Handler for Counter {
         self.bytes += data.len() as u64;
         Ok(data.len())
     }
+
+    fn header(&mut self, data: &[u8]) -> bool {
+        // The status line: `HTTP/1.1 200 OK` or `HTTP/2 200`.
+        if data.starts_with(b"HTTP/1.1 ") {
+            self.http = Some(HttpVersion::Http11);
+        } else if data.starts_with(b"HTTP/2 ") {
+            self.http = Some(HttpVersion::Http2);
+        }
+        true
+    }
 }
 
 /// The curl client.
 pub struct CurlDriver {
     config: DriverConfig,
     handle: Option<Easy2<Counter>>,
+    last_error: Option<String>,
 }
 
 /// libcurl's version string, with its TLS library.
@@ -37,7 +50,7 @@ pub fn version() -> String {
 impl CurlDriver {
     /// A driver; handles are made lazily so set-up errors are counted like any other failure.
     pub fn new(config: &DriverConfig) -> Self {
-        CurlDriver { config: config.clone(), handle: None }
+        CurlDriver { config: config.clone(), handle: None, last_error: None }
     }
 
     fn perform(&mut self) -> Result<Outcome, curl::Error> {
@@ -45,10 +58,10 @@ impl CurlDriver {
             self.handle = Some(new_handle(&self.config)?);
         }
         let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
-        h.get_mut().bytes = 0;
+        *h.get_mut() = Counter::default();
         h.perform()?;
         let status = u16::try_from(h.response_code()?).unwrap_or(0);
-        Ok(Outcome::response(status, h.get_ref().bytes))
+        Ok(Outcome::response(status, h.get_ref().bytes).over(h.get_ref().http))
     }
 }
 
@@ -59,9 +72,14 @@ impl Driver for CurlDriver {
             Err(e) => {
                 // A failed handle may hold a broken connection; start clean next time.
                 self.handle = None;
+                self.last_error = Some(e.to_string());
                 Outcome::failed(kind(&e), None)
             }
         }
+    }
+
+    fn failure_reason(&mut self) -> Option<String> {
+        self.last_error.take()
     }
 }
 
@@ -75,6 +93,12 @@ pub fn new_handle(config: &DriverConfig) -> Result<Easy2<Counter>, curl::Error> 
     h.follow_location(false)?;
     h.noproxy("*")?;
     h.signal(false)?;
+    // libcurl 7.88 asks for h2 over TLS by default; each case asks for its own version (h2 falls back to 1.1
+    // when the server does not offer it, which the session then counts as a protocol error).
+    h.http_version(match config.http {
+        HttpVersion::Http11 => curl::easy::HttpVersion::V11,
+        HttpVersion::Http2 => curl::easy::HttpVersion::V2TLS,
+    })?;
     if let Some(ca) = &config.cacert {
         h.cainfo(&ca.path)?;
     }

@@ -33,6 +33,12 @@ pub trait Driver {
     fn batched(&mut self) -> Option<&mut dyn Batched> {
         None
     }
+
+    /// Why the last failed [`Driver::request`] failed, in one line, where the client said (the runner asks
+    /// for the first failure of each kind only).
+    fn failure_reason(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Why a batch ended early.
@@ -85,6 +91,8 @@ pub struct DriverConfig {
     pub timeout: Duration,
     /// `--cacert`: the CAs a TLS client trusts instead of its built-in roots.
     pub cacert: Option<std::sync::Arc<tls::CaFile>>,
+    /// The HTTP version to ask for (HTTP/2 by ALPN, over TLS).
+    pub http: httpbench_shared::model::HttpVersion,
 }
 
 /// The native clients httpbench can drive; names, descriptions and the default selection come from the

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 
 use super::classify::io_kind;
@@ -31,6 +32,8 @@ struct Head {
     buffered_body: usize,
     content_length: Option<u64>,
     close: bool,
+    /// `HTTP/1.1` on the status line (httparse reads only 1.0 and 1.1).
+    http11: bool,
 }
 
 impl RawDriver {
@@ -91,7 +94,7 @@ impl RawDriver {
         if self.config.mode == Mode::Reuse && !head.close && head.content_length.is_some() {
             self.stream = Some(stream);
         }
-        Ok(Outcome::response(head.status, body))
+        Ok(Outcome::response(head.status, body).over(head.http11.then_some(HttpVersion::Http11)))
     }
 }
 
@@ -193,7 +196,13 @@ fn parse_head(bytes: &[u8]) -> Result<Option<(usize, Head)>, ()> {
         httparse::Status::Partial => return Ok(None),
     };
     let status = response.code.ok_or(())?;
-    let mut h = Head { status, buffered_body: 0, content_length: None, close: response.version == Some(0) };
+    let mut h = Head {
+        status,
+        buffered_body: 0,
+        content_length: None,
+        close: response.version == Some(0),
+        http11: response.version == Some(1),
+    };
     // Only the three headers this client acts on are decoded; httparse has already trimmed their values.
     for header in response.headers.iter() {
         let name = header.name;

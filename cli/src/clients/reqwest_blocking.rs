@@ -4,6 +4,7 @@
 use std::io::{self, Read};
 use std::time::Instant;
 
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 use reqwest::blocking::Client;
 
@@ -15,12 +16,13 @@ use super::{Driver, DriverConfig};
 pub struct ReqwestDriver {
     config: DriverConfig,
     client: Option<Client>,
+    last_error: Option<String>,
 }
 
 impl ReqwestDriver {
     /// A driver.
     pub fn new(config: &DriverConfig) -> Self {
-        ReqwestDriver { config: config.clone(), client: None }
+        ReqwestDriver { config: config.clone(), client: None, last_error: None }
     }
 
     fn perform(&mut self) -> Result<Outcome, Failure> {
@@ -31,8 +33,9 @@ impl ReqwestDriver {
         let deadline = Instant::now() + self.config.timeout;
         let mut response = client.get(self.config.url.as_str()).send()?;
         let status = response.status().as_u16();
+        let http = observed(response.version());
         let bytes = read_to_deadline(&mut response, deadline)?;
-        Ok(Outcome::response(status, bytes))
+        Ok(Outcome::response(status, bytes).over(http))
     }
 }
 
@@ -58,13 +61,29 @@ fn read_to_deadline(response: &mut reqwest::blocking::Response, deadline: Instan
 /// A client set up as every request of this driver uses it (public for the client set-up benchmark). Each one
 /// starts its own runtime thread, which dropping the client joins.
 pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
-    let tls = tls::client_config(config.cacert.as_deref()).map_err(|_| Failure::Tls)?;
+    let tls = tls::client_config(config.cacert.as_deref(), config.http).map_err(|_| Failure::Tls)?;
     Ok(tls::configure_reqwest!(Client::builder(), config, tls).build()?)
 }
 
 impl Driver for ReqwestDriver {
     fn request(&mut self) -> Outcome {
-        self.perform().unwrap_or_else(|e| e.outcome())
+        self.perform().unwrap_or_else(|e| {
+            self.last_error = Some(e.describe());
+            e.outcome()
+        })
+    }
+
+    fn failure_reason(&mut self) -> Option<String> {
+        self.last_error.take()
+    }
+}
+
+/// The HTTP version of a response, as reqwest (hyper) read it.
+pub fn observed(version: reqwest::Version) -> Option<HttpVersion> {
+    match version {
+        reqwest::Version::HTTP_11 => Some(HttpVersion::Http11),
+        reqwest::Version::HTTP_2 => Some(HttpVersion::Http2),
+        _ => None,
     }
 }
 
@@ -81,6 +100,16 @@ pub enum Failure {
 }
 
 impl Failure {
+    /// What went wrong, in one line.
+    pub fn describe(&self) -> String {
+        match self {
+            Failure::Tls => "the TLS configuration could not be built".into(),
+            Failure::Reqwest(e) => super::classify::describe(e),
+            Failure::Deadline => "the body was still coming at the request's deadline (--timeout)".into(),
+            Failure::Read(e) => super::classify::describe(e),
+        }
+    }
+
     /// The failed request this counts as.
     pub fn outcome(&self) -> Outcome {
         match self {

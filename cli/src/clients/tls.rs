@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use httpbench_shared::model::HttpVersion;
 use rustls::pki_types::CertificateDer;
 
 /// `--cacert`: the file, and the certificates read from it.
@@ -39,9 +40,19 @@ impl CaFile {
 }
 
 /// The shared rustls client configuration (cloning it shares the root store): Mozilla's roots, or only the
-/// CAs of `ca` when given. Session resumption is off: a fresh client must make a full handshake, as a new
-/// libcurl handle or ureq agent does, and cloning this configuration would share its session cache.
-pub fn client_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error> {
+/// CAs of `ca` when given, offering `http` by ALPN. Session resumption is off: a fresh client must make a full
+/// handshake, as a new libcurl handle or ureq agent does, and cloning this configuration would share its
+/// session cache.
+pub fn client_config(ca: Option<&CaFile>, http: HttpVersion) -> Result<rustls::ClientConfig, rustls::Error> {
+    let mut config = base_config(ca)?;
+    config.alpn_protocols = vec![match http {
+        HttpVersion::Http11 => b"http/1.1".to_vec(),
+        HttpVersion::Http2 => b"h2".to_vec(),
+    }];
+    Ok(config)
+}
+
+fn base_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error> {
     // One run has one `--cacert`: the first call decides.
     static CONFIG: OnceLock<Result<rustls::ClientConfig, rustls::Error>> = OnceLock::new();
     CONFIG
@@ -58,7 +69,6 @@ pub fn client_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls
                 .with_safe_default_protocol_versions()?
                 .with_root_certificates(roots)
                 .with_no_client_auth();
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
             config.resumption = rustls::client::Resumption::disabled();
             Ok(config)
         })

@@ -3,6 +3,7 @@
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 use ureq::config::Config;
 use ureq::http::Uri;
@@ -17,12 +18,13 @@ use super::{Driver, DriverConfig};
 pub struct UreqDriver {
     config: DriverConfig,
     agent: Option<Agent>,
+    last_error: Option<String>,
 }
 
 impl UreqDriver {
     /// A driver.
     pub fn new(config: &DriverConfig) -> Self {
-        UreqDriver { config: config.clone(), agent: None }
+        UreqDriver { config: config.clone(), agent: None, last_error: None }
     }
 
     fn perform(&mut self) -> Result<Outcome, ureq::Error> {
@@ -32,15 +34,23 @@ impl UreqDriver {
         let Some(agent) = self.agent.as_ref() else { unreachable!("set just above") };
         let mut response = agent.get(self.config.url.as_str()).call()?;
         let status = response.status().as_u16();
+        let http = (response.version() == ureq::http::Version::HTTP_11).then_some(HttpVersion::Http11);
         let mut reader = response.body_mut().with_config().limit(u64::MAX).reader();
         let bytes = io::copy(&mut reader, &mut io::sink()).map_err(ureq::Error::Io)?;
-        Ok(Outcome::response(status, bytes))
+        Ok(Outcome::response(status, bytes).over(http))
     }
 }
 
 impl Driver for UreqDriver {
     fn request(&mut self) -> Outcome {
-        self.perform().unwrap_or_else(|e| Outcome::failed(kind(&e), None))
+        self.perform().unwrap_or_else(|e| {
+            self.last_error = Some(super::classify::describe(&e));
+            Outcome::failed(kind(&e), None)
+        })
+    }
+
+    fn failure_reason(&mut self) -> Option<String> {
+        self.last_error.take()
     }
 }
 

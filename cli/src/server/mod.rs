@@ -4,6 +4,7 @@
 
 mod body;
 pub mod child;
+pub mod handshakes;
 pub mod page;
 mod results;
 mod routes;
@@ -19,10 +20,10 @@ use std::time::Duration;
 use anyhow::Context;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
-use hyper::server::conn::http1;
+use hyper::server::conn::{http1, http2};
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
 pub use routes::{INDEX_HTML, MAX_BYTES};
@@ -53,6 +54,8 @@ pub struct ServeOptions {
     pub quiet: bool,
     /// Serve HTTPS with a generated certificate ([`tls`]).
     pub tls: bool,
+    /// The HTTP versions offered by ALPN over TLS.
+    pub http_versions: Vec<httpbench_shared::model::HttpVersion>,
 }
 
 /// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
@@ -69,12 +72,13 @@ pub struct State {
     pub results_dir: Option<PathBuf>,
     /// Print saved results as [`SAVED_LINE`]s on stdout, nothing on stderr (a parent program reports them).
     pub quiet: bool,
-    /// TLS handshakes completed so far: full, and resumed (`GET /tls/handshakes` tells them), so that a
-    /// fresh client can be shown to make a full handshake every time.
-    pub handshakes: [std::sync::atomic::AtomicU64; 2],
+    /// TLS handshakes completed so far (`GET /tls/handshakes` tells them), so that a fresh client can be
+    /// shown to make a full handshake every time.
+    pub handshakes: handshakes::Tally,
 }
 
-/// The path that answers `full N resumed M`: the TLS handshakes the server completed.
+/// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
+/// the server completed ([`handshakes`]).
 pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
@@ -100,7 +104,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
         let local = listener.local_addr()?;
         // The CA file lives as long as the server.
         let ca_dir = tempfile::Builder::new().prefix("httpbench-tls-").tempdir()?;
-        let tls = if options.tls { Some(tls::generated(ca_dir.path())?) } else { None };
+        let tls = if options.tls { Some(tls::generated(ca_dir.path(), &options.http_versions)?) } else { None };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let base = format!("{scheme}://{}/", display_addr(local));
         let mut out = std::io::stdout().lock();
@@ -156,8 +160,14 @@ fn announce(options: &ServeOptions, base: &str) {
     }
 }
 
+/// A TLS connection's handshake, and whether it has been taken out of the tally (it asked for the tally).
+struct ConnTls {
+    seen: handshakes::Seen,
+    uncounted: std::sync::atomic::AtomicBool,
+}
+
 /// Route one request: the page under `/app/`, the results endpoint, or the target endpoints.
-async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::TargetBody> {
+async fn handle(state: Arc<State>, tls: Option<&ConnTls>, req: Request<Incoming>) -> Response<body::TargetBody> {
     let path = req.uri().path().to_string();
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut res = if path == "/results" && req.method() == Method::POST {
@@ -166,8 +176,11 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<body::Tar
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())
     } else if is_read && path == HANDSHAKES_PATH {
-        let [full, resumed] = state.handshakes.each_ref().map(|n| n.load(std::sync::atomic::Ordering::Relaxed));
-        results::plain(format!("full {full} resumed {resumed}\n"))
+        // The tally reads the same before and after: this connection's own handshake is taken back.
+        if let Some(c) = tls.filter(|c| !c.uncounted.swap(true, std::sync::atomic::Ordering::Relaxed)) {
+            state.handshakes.count(&c.seen, false);
+        }
+        results::plain(state.handshakes.text())
     } else if is_read && path.starts_with("/results/") {
         results::saved(state.results_dir.as_deref(), &path["/results/".len()..])
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
@@ -201,13 +214,19 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
         let tls = tls.clone();
         tokio::spawn(async move {
             match tls {
-                None => serve_http(TokioIo::new(stream), state).await,
+                None => serve_http(TokioIo::new(stream), state, None).await,
                 Some(acceptor) => {
                     // A client that stalls in its handshake (or speaks plain HTTP) is dropped, bounded.
                     if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
-                        let resumed = stream.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
-                        state.handshakes[usize::from(resumed)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        serve_http(TokioIo::new(stream), state).await;
+                        let conn = stream.get_ref().1;
+                        let seen = handshakes::Seen::of(conn);
+                        let h2 = conn.alpn_protocol() == Some(b"h2");
+                        state.handshakes.count(&seen, true);
+                        let tls = Arc::new(ConnTls { seen, uncounted: Default::default() });
+                        match h2 {
+                            true => serve_h2(TokioIo::new(stream), state, tls).await,
+                            false => serve_http(TokioIo::new(stream), state, Some(tls)).await,
+                        }
                     }
                 }
             }
@@ -216,13 +235,13 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
 }
 
 /// HTTP/1.1 with keep-alive on one connection.
-async fn serve_http<T>(io: TokioIo<T>, state: Arc<State>)
+async fn serve_http<T>(io: TokioIo<T>, state: Arc<State>, tls: Option<Arc<ConnTls>>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service = service_fn(move |req| {
-        let state = state.clone();
-        async move { Ok::<_, Infallible>(handle(state, req).await) }
+        let (state, tls) = (state.clone(), tls.clone());
+        async move { Ok::<_, Infallible>(handle(state, tls.as_deref(), req).await) }
     });
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
@@ -230,4 +249,16 @@ where
         .keep_alive(true)
         .serve_connection(io, service)
         .await;
+}
+
+/// HTTP/2 on a TLS connection that negotiated `h2`: streams served concurrently, on the server's runtime.
+async fn serve_h2<T>(io: TokioIo<T>, state: Arc<State>, tls: Arc<ConnTls>)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| {
+        let (state, tls) = (state.clone(), tls.clone());
+        async move { Ok::<_, Infallible>(handle(state, Some(&tls), req).await) }
+    });
+    let _ = http2::Builder::new(TokioExecutor::new()).timer(TokioTimer::new()).serve_connection(io, service).await;
 }

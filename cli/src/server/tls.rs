@@ -2,13 +2,14 @@
 //! `localhost` and `::1`, generated at start (rcgen), so clients trust the server by being given the CA
 //! (`--cacert`), never by turning verification off. The CA is written to a file whose path the server
 //! prints, with the server key's SPKI pin (what Chromium's `--ignore-certificate-errors-spki-list` takes).
-//! HTTP/1.1 only for now (ALPN `http/1.1`).
+//! ALPN offers `h2` and `http/1.1`, or only the one asked for.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
 use base64::Engine;
+use httpbench_shared::model::HttpVersion;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, PublicKeyData};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
@@ -25,8 +26,9 @@ pub struct Tls {
     pub spki_pin: String,
 }
 
-/// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`.
-pub fn generated(dir: &Path) -> anyhow::Result<Tls> {
+/// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`; ALPN
+/// offers `versions`.
+pub fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
     let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
     let ca_file = dir.join("httpbench-ca.pem");
     crate::output::write_atomic(&ca_file, &ca_pem)?;
@@ -36,7 +38,13 @@ pub fn generated(dir: &Path) -> anyhow::Result<Tls> {
         .with_no_client_auth()
         .with_single_cert(chain, key)
         .context("the generated certificate was refused")?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // HTTP/2 first: a client that offers both gets h2, as from any HTTPS server; each client offers only the
+    // version its case asks for.
+    config.alpn_protocols = [HttpVersion::Http2, HttpVersion::Http11]
+        .into_iter()
+        .filter(|v| versions.contains(v))
+        .map(|v| if v == HttpVersion::Http2 { b"h2".to_vec() } else { b"http/1.1".to_vec() })
+        .collect();
     let digest = ring::digest::digest(&ring::digest::SHA256, &spki);
     let spki_pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
     Ok(Tls { acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca_file, spki_pin })
@@ -68,7 +76,7 @@ mod tests {
     #[test]
     fn the_generated_ca_is_read_back_and_the_pin_is_a_sha256() {
         let dir = tempfile::tempdir().unwrap();
-        let tls = generated(dir.path()).unwrap();
+        let tls = generated(dir.path(), &[HttpVersion::Http11]).unwrap();
         let ca = CaFile::read(&tls.ca_file).unwrap();
         assert_eq!(ca.certs.len(), 1);
         assert!(tls.spki_pin.starts_with("sha256/") && tls.spki_pin.len() == 7 + 44, "{}", tls.spki_pin);

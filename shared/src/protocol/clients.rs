@@ -6,7 +6,7 @@
 
 use thiserror::Error;
 
-use crate::model::EnvironmentKind;
+use crate::model::{EnvironmentKind, HttpVersion};
 
 /// One client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,28 +19,30 @@ pub struct ClientInfo {
     pub default: bool,
     /// The cargo feature of the page that builds it in, if it is optional.
     pub feature: Option<&'static str>,
+    /// Whether it speaks HTTP/2 (over TLS, by ALPN). A browser client uses the browser's HTTP stack, which does.
+    pub http2: bool,
 }
 
-const fn native(name: &'static str, default: bool) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None }
+const fn native(name: &'static str, default: bool, http2: bool) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None, http2 }
 }
 
 const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature }
+    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, http2: true }
 }
 
 /// Every client, native first, each environment's in report order.
 pub const CLIENTS: [ClientInfo; 10] = [
     // libcurl through the curl crate (easy interface)
-    native("curl", true),
+    native("curl", true, true),
     // ureq 3, blocking, rustls
-    native("ureq", true),
+    native("ureq", true, false),
     // reqwest's blocking client, rustls
-    native("reqwest", true),
+    native("reqwest", true, true),
     // reqwest's async client on a tokio runtime
-    native("reqwest-async", false),
+    native("reqwest-async", false, true),
     // a std TcpStream with a fixed request, read by Content-Length: the floor
-    native("raw", false),
+    native("raw", false, false),
     // window.fetch through web-sys, body read with arrayBuffer()
     browser("fetch", None),
     // gloo-net's fetch wrapper, body copied into wasm memory
@@ -71,6 +73,17 @@ pub fn browser_clients() -> impl Iterator<Item = &'static ClientInfo> {
 /// The client of `environment` named `name`.
 pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static ClientInfo> {
     clients_of(environment).find(|c| c.name == name)
+}
+
+/// Why client `name` of `environment` cannot make requests over `version`, if it cannot: such a case is left
+/// out of a run and the report says why. Clients beyond the catalog (command clients) speak HTTP/1.1 only.
+pub fn cannot_speak(environment: EnvironmentKind, name: &str, version: HttpVersion) -> Option<&'static str> {
+    match (version, client(environment, name)) {
+        (HttpVersion::Http11, _) => None,
+        (HttpVersion::Http2, Some(c)) if c.http2 => None,
+        (HttpVersion::Http2, Some(_)) => Some("HTTP/1.1 only"),
+        (HttpVersion::Http2, None) => Some("command clients speak HTTP/1.1 only"),
+    }
 }
 
 /// A client list that cannot be run.
@@ -151,6 +164,16 @@ mod tests {
         assert!(matches!(e, ClientListError::Unknown { .. }));
         let e = parse_client_list(EnvironmentKind::Browser, "reqwest", &["fetch", "js-fetch"]).unwrap_err();
         assert!(e.to_string().contains("fetch, js-fetch"), "{e}");
+    }
+
+    #[test]
+    fn http2_is_spoken_by_the_clients_that_can() {
+        let n = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http2);
+        assert_eq!((n("curl"), n("reqwest"), n("reqwest-async")), (None, None, None));
+        assert_eq!((n("ureq"), n("raw")), (Some("HTTP/1.1 only"), Some("HTTP/1.1 only")));
+        assert!(n("perl-lwp").unwrap().contains("command clients"));
+        assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11), None);
+        assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2).is_none()));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 
 use crate::view::{rows, Source};
 
-const HEADER: &str = "case,environment,client,mode,iterations,ok,failed,errors,rate_wall,rate_cpu,wall_secs,\
+const HEADER: &str =
+    "case,environment,client,mode,http_version,iterations,ok,failed,errors,rate_wall,rate_cpu,wall_secs,\
 rounds,rate_wall_ci95_low,rate_wall_ci95_high,rate_wall_cv,latency_outliers,\
 cpu_user_secs,cpu_sys_secs,bytes,latency_min_ns,latency_mean_ns,latency_stddev_ns,latency_p50_ns,latency_p90_ns,\
 latency_p99_ns,latency_p999_ns,latency_max_ns";
@@ -20,6 +21,7 @@ pub fn render(sources: &[Source<'_>]) -> String {
             row.report.environment.kind.as_str().to_string(),
             c.client.clone(),
             c.mode.to_string(),
+            c.http_version.as_str().to_string(),
             c.iterations.to_string(),
             c.ok.to_string(),
             c.failed().to_string(),

@@ -20,6 +20,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         }
     }
     out.extend(case_warnings(rows));
+    out.extend(protocol_notes(sources, rows));
     out.extend(phases_notes(rows));
     out.extend(body_size_note(rows));
     out.extend(browser_connection_note(rows));
@@ -32,6 +33,45 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
             s.push_str(" The embedded server runs in a process of its own and is not billed to the client.");
         }
         out.push(s);
+    }
+    out
+}
+
+/// The protocol side of a run: cases left out (a client without HTTP/2), why failures failed (the first
+/// reason of each kind), and TLS as the embedded server negotiated it.
+fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in sources {
+        let left: Vec<String> = s
+            .report
+            .settings
+            .skipped
+            .iter()
+            .map(|k| format!("{} over {} ({})", k.client, k.http_version, k.reason))
+            .collect();
+        if !left.is_empty() {
+            out.push(format!("note: left out: {}.", left.join(", ")));
+        }
+    }
+    for row in rows {
+        for (kind, reason) in &row.case.error_reasons {
+            out.push(format!("note: {}: {kind} errors, the first: {reason}", row.label));
+        }
+    }
+    // One line per negotiated (version, suite): usually one for the whole run.
+    let mut suites: Vec<(String, Vec<String>)> = Vec::new();
+    for row in rows {
+        let Some(t) = &row.case.tls else { continue };
+        let suite = [t.version.as_deref(), t.cipher_suite.as_deref()].into_iter().flatten().collect::<Vec<_>>();
+        let suite = if suite.is_empty() { "no handshake".to_string() } else { suite.join(" ") };
+        let count = format!("{} {}/{}", row.label, t.full_handshakes, t.resumed_handshakes);
+        match suites.iter_mut().find(|(s, _)| *s == suite) {
+            Some((_, cases)) => cases.push(count),
+            None => suites.push((suite, vec![count])),
+        }
+    }
+    for (suite, cases) in suites {
+        out.push(format!("note: TLS {suite}; handshakes full/resumed, counted by the server: {}.", cases.join(", ")));
     }
     out
 }

@@ -71,7 +71,12 @@ fn header(source: &Source<'_>) -> String {
     if let Some(ua) = &e.user_agent {
         machine.push_str(&format!(" · {ua}"));
     }
-    let server = if r.target.embedded_server { " (embedded server)" } else { "" };
+    let mut server = if r.target.embedded_server { " (embedded server)" } else { "" }.to_string();
+    if r.settings.tls || r.settings.http_versions.iter().any(|v| *v != crate::model::HttpVersion::Http11) {
+        let versions: Vec<String> = r.settings.http_versions.iter().map(|v| v.to_string()).collect();
+        let tls = if r.settings.tls { " over TLS" } else { "" };
+        server.push_str(&format!(" · {}{tls}", versions.join(" and ")));
+    }
     let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
     let st = &r.settings;
     let amount = match (st.count, st.duration_secs) {

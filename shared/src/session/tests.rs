@@ -4,6 +4,11 @@ use super::*;
 use crate::clock::{Clock, MockClock};
 use crate::model::{EnvironmentKind, ErrorKind};
 
+/// A plaintext HTTP/1.1 session of native `clients` × `modes`.
+fn new_session(plan: Plan, clients: Vec<String>, modes: Vec<Mode>, timeout: Option<Duration>) -> Session {
+    Session::new(plan, Matrix::new(EnvironmentKind::Native, clients, modes), timeout)
+}
+
 fn header() -> Header {
     crate::fixture::header(EnvironmentKind::Native)
 }
@@ -88,7 +93,7 @@ fn budgets_split_the_count_and_the_duration() {
 #[test]
 fn warmups_first_then_interleaved_rounds_each_request_timed() {
     let clock = MockClock::new();
-    let mut session = Session::new(plan(Budget::Count(10), 2, 3, true), two_clients(), vec![Mode::Reuse], None);
+    let mut session = new_session(plan(Budget::Count(10), 2, 3, true), two_clients(), vec![Mode::Reuse], None);
     let mut front = Front::new(&clock, vec![vec![100], vec![200, 300]]);
     front.drive(&mut session, None);
     assert_eq!(front.log, "aabbAAAABBBBAAABBBAAABBB");
@@ -102,14 +107,14 @@ fn warmups_first_then_interleaved_rounds_each_request_timed() {
     assert_eq!(out.report.cases[1].latency_ns.unwrap().max, 300_000.0);
     assert_eq!(a.cpu_user_secs, None, "no CPU meter, no CPU figures");
     assert_eq!(out.histograms.len(), 2);
-    assert_eq!(out.histograms[1].key, CaseKey { client: "b".into(), mode: Mode::Reuse });
+    assert_eq!(out.histograms[1].key, CaseKey { client: "b".into(), mode: Mode::Reuse, http: HttpVersion::Http11 });
     assert_eq!(out.histograms[1].bins.iter().map(|b| b.count).sum::<u64>(), 10);
 }
 
 #[test]
 fn without_interleaving_each_case_runs_its_rounds_back_to_back() {
     let clock = MockClock::new();
-    let mut session = Session::new(plan(Budget::Count(4), 0, 2, false), two_clients(), vec![Mode::Reuse], None);
+    let mut session = new_session(plan(Budget::Count(4), 0, 2, false), two_clients(), vec![Mode::Reuse], None);
     let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
     front.drive(&mut session, None);
     assert_eq!(front.log, "AAAABBBB");
@@ -119,7 +124,7 @@ fn without_interleaving_each_case_runs_its_rounds_back_to_back() {
 fn a_duration_runs_until_each_rounds_share_is_spent() {
     let clock = MockClock::new();
     let budget = Budget::Duration(Duration::from_millis(3));
-    let mut session = Session::new(plan(budget, 0, 3, true), vec!["a".into()], vec![Mode::Fresh], None);
+    let mut session = new_session(plan(budget, 0, 3, true), vec!["a".into()], vec![Mode::Fresh], None);
     let mut front = Front::new(&clock, vec![vec![250]]);
     front.drive(&mut session, Some(CpuTime { user: Duration::from_millis(1), sys: Duration::ZERO }));
     let out = session.finish(header());
@@ -133,7 +138,7 @@ fn a_duration_runs_until_each_rounds_share_is_spent() {
 #[test]
 fn a_stop_keeps_what_was_measured_and_leaves_out_cases_never_started() {
     let clock = MockClock::new();
-    let mut session = Session::new(plan(Budget::Count(100), 0, 1, false), two_clients(), vec![Mode::Reuse], None);
+    let mut session = new_session(plan(Budget::Count(100), 0, 1, false), two_clients(), vec![Mode::Reuse], None);
     let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
     front.stop_after = Some(5);
     front.drive(&mut session, None);
@@ -146,7 +151,7 @@ fn a_stop_keeps_what_was_measured_and_leaves_out_cases_never_started() {
 
 #[test]
 fn one_unknown_cpu_round_makes_the_case_cpu_unknown_and_empty_rounds_do_not_count() {
-    let mut session = Session::new(plan(Budget::Count(2), 0, 2, true), vec!["a".into()], vec![Mode::Reuse], None);
+    let mut session = new_session(plan(Budget::Count(2), 0, 2, true), vec!["a".into()], vec![Mode::Reuse], None);
     let cpu = Some(CpuTime::default());
     let Step::Round { case, .. } = session.next_step() else { panic!("a round") };
     session.record(case, &Outcome::failed(ErrorKind::Connect, None), Duration::from_micros(1));
@@ -162,7 +167,7 @@ fn one_unknown_cpu_round_makes_the_case_cpu_unknown_and_empty_rounds_do_not_coun
 
 #[test]
 fn the_settings_come_from_the_plan_and_the_cases() {
-    let session = Session::new(
+    let session = new_session(
         plan(Budget::Count(7), 3, 2, true),
         two_clients(),
         vec![Mode::Fresh, Mode::Reuse],
@@ -181,7 +186,7 @@ fn the_settings_come_from_the_plan_and_the_cases() {
 #[test]
 fn an_aborted_case_keeps_what_it_measured_says_why_and_the_others_go_on() {
     let clients = vec!["a".into(), "b".into(), "c".into()];
-    let mut session = Session::new(plan(Budget::Count(4), 3, 2, true), clients, vec![Mode::Reuse], None);
+    let mut session = new_session(plan(Budget::Count(4), 3, 2, true), clients, vec![Mode::Reuse], None);
     let mut steps = Vec::new();
     loop {
         match session.next_step() {
@@ -211,4 +216,70 @@ fn an_aborted_case_keeps_what_it_measured_says_why_and_the_others_go_on() {
         out.report.cases.iter().map(|c| (c.client.as_str(), c.iterations, c.aborted.as_deref())).collect();
     assert_eq!(got, [("a", 1, Some("a: printed 'garbage'")), ("b", 2, None), ("c", 0, Some("c: exited at start"))]);
     assert_eq!(out.histograms.len(), 3, "one histogram per reported case");
+}
+
+#[test]
+fn http_versions_are_a_dimension_and_clients_without_h2_are_skipped_with_a_reason() {
+    let matrix = Matrix {
+        environment: EnvironmentKind::Native,
+        clients: vec!["curl".into(), "ureq".into(), "perl-lwp".into()],
+        modes: vec![Mode::Fresh, Mode::Reuse],
+        http_versions: vec![HttpVersion::Http11, HttpVersion::Http2],
+        tls: true,
+    };
+    let session = Session::new(plan(Budget::Count(1), 0, 1, false), matrix, None);
+    let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
+    let expected = [
+        "curl/fresh/h1",
+        "curl/fresh/h2",
+        "curl/reuse/h1",
+        "curl/reuse/h2",
+        "ureq/fresh/h1",
+        "ureq/reuse/h1",
+        "perl-lwp/fresh/h1",
+        "perl-lwp/reuse/h1",
+    ];
+    assert_eq!(labels, expected);
+    let s = session.settings();
+    assert!(s.tls);
+    assert_eq!(s.http_versions, [HttpVersion::Http11, HttpVersion::Http2]);
+    let skipped: Vec<(&str, &str)> = s.skipped.iter().map(|k| (k.client.as_str(), k.reason.as_str())).collect();
+    assert_eq!(skipped, [("ureq", "HTTP/1.1 only"), ("perl-lwp", "command clients speak HTTP/1.1 only")]);
+    // One version: no suffix.
+    let one = Session::new(
+        plan(Budget::Count(1), 0, 1, false),
+        Matrix::new(EnvironmentKind::Native, vec!["curl".into()], vec![Mode::Reuse]),
+        None,
+    );
+    assert_eq!(one.label(0), "curl/reuse");
+}
+
+#[test]
+fn a_response_over_another_http_version_is_a_protocol_error_with_its_reason() {
+    let matrix = Matrix {
+        http_versions: vec![HttpVersion::Http2],
+        tls: true,
+        ..Matrix::new(EnvironmentKind::Native, vec!["curl".into()], vec![Mode::Reuse])
+    };
+    let mut session = Session::new(plan(Budget::Count(3), 0, 1, false), matrix, None);
+    let Step::Round { case, .. } = session.next_step() else { panic!("a round first") };
+    let ms = Duration::from_millis(1);
+    session.record(case, &Outcome::response(200, 10).over(Some(HttpVersion::Http2)), ms);
+    session.record(case, &Outcome::response(200, 10).over(Some(HttpVersion::Http11)), ms);
+    session.record(case, &Outcome::response(200, 10).over(None), ms);
+    assert!(session.wants_reason(case, ErrorKind::Tls));
+    session.note_reason(case, ErrorKind::Tls, "first".into());
+    session.note_reason(case, ErrorKind::Tls, "second".into());
+    assert!(!session.wants_reason(case, ErrorKind::Tls));
+    let seen = |full, resumed| Handshakes { version: "TLSv1.3".into(), cipher_suite: "X".into(), full, resumed };
+    session.record_handshakes(case, &[seen(1, 0)]);
+    session.record_handshakes(case, &[seen(0, 2), Handshakes { version: "TLSv1.2".into(), ..seen(1, 0) }]);
+    session.end_round(case, Duration::from_millis(3), None);
+    let c = &session.finish(header()).report.cases[0];
+    assert_eq!((c.ok, c.errors[&ErrorKind::Protocol]), (2, 1));
+    assert_eq!(c.error_reasons[&ErrorKind::Protocol], "the response came over HTTP/1.1, HTTP/2 was asked for");
+    assert_eq!(c.error_reasons[&ErrorKind::Tls], "first");
+    assert_eq!(c.http_version, HttpVersion::Http2);
+    let tls = c.tls.as_ref().unwrap();
+    assert_eq!((tls.version.as_deref(), tls.full_handshakes, tls.resumed_handshakes), (Some("TLSv1.3"), 2, 2));
 }

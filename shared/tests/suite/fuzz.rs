@@ -61,6 +61,9 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                 modes: vec![Mode::Reuse],
                 clients: vec![],
                 timeout_ms: None,
+                tls: false,
+                http_versions: vec![httpbench_shared::model::HttpVersion::Http11],
+                skipped: Vec::new(),
             },
             cases,
         }

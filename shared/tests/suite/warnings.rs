@@ -16,9 +16,12 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
     Case {
         client: "c".into(),
         mode: Mode::Reuse,
+        http_version: Default::default(),
+        tls: None,
         iterations: 1000,
         ok: 1000,
         errors: BTreeMap::new(),
+        error_reasons: Default::default(),
         statuses: BTreeMap::from([("200".into(), 1000)]),
         wall_secs: 1.0,
         cpu_user_secs: None,
