@@ -2,7 +2,7 @@
 # Installs what the browser page's build and tests need, each only when missing or at the wrong version:
 # Debian's chromium + chromium-driver, trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
 # (trunk and the test runner refuse any other), and wasm-opt from npm's binaryen 132 in .tools/ (Debian's
-# binaryen is too old: its output fails at load). Nothing here downloads a prebuilt binary of its own.
+# binaryen is too old: its output fails at load), and terser for the page's JavaScript. Nothing here downloads a prebuilt binary of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
 BINARYEN_DIR=.tools/binaryen
+TERSER_VERSION=5.51.4
+TERSER_DIR=.tools/terser
 
 # Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen; python3.
 missing=()
@@ -60,4 +62,13 @@ if ! "$BINARYEN_DIR/node_modules/.bin/wasm-opt" --version 2>/dev/null | grep -q 
   npm install --prefix "$BINARYEN_DIR" --no-audit --no-fund "binaryen@$BINARYEN_VERSION" >/dev/null
 else
   log "wasm-opt $BINARYEN_VERSION present"
+fi
+
+# terser minifies the page's JavaScript (wasm-bindgen's glue is 50 KB as generated; trunk minifies only HTML
+# and CSS): about 3 KB gzip of the page's 200 KB budget.
+if [ "$("$TERSER_DIR/node_modules/.bin/terser" --version 2>/dev/null)" != "terser $TERSER_VERSION" ]; then
+  log "installing terser $TERSER_VERSION from npm into $TERSER_DIR"
+  npm install --prefix "$TERSER_DIR" --no-audit --no-fund "terser@$TERSER_VERSION" >/dev/null
+else
+  log "terser $TERSER_VERSION present"
 fi

@@ -128,6 +128,8 @@ mod tests {
             mode: Mode::Reuse,
             http_version: Default::default(),
             tls: None,
+            tls_full_handshakes: None,
+            tls_resumed_handshakes: None,
             iterations: ok,
             ok,
             errors: BTreeMap::new(),

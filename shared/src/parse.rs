@@ -213,5 +213,6 @@ mod tests {
         assert_eq!(r.settings.http_versions, [crate::model::HttpVersion::Http11]);
         assert_eq!(r.cases.len(), 4);
         assert!(r.cases.iter().all(|c| c.http_version == crate::model::HttpVersion::Http11 && c.tls.is_none()));
+        assert!(r.cases.iter().all(|c| c.tls_full_handshakes.is_none() && c.error_reasons.is_empty()));
     }
 }

@@ -6,11 +6,8 @@
 
 use std::time::Duration;
 
-use std::collections::BTreeMap;
-
 use crate::model::{
-    Case, CaseTls, Environment, EnvironmentKind, ErrorKind, HttpVersion, Mode, Report, Settings, SkippedCase, Target,
-    Tool, SCHEMA_VERSION,
+    Case, Environment, EnvironmentKind, ErrorKind, HttpVersion, Mode, Report, Settings, Target, Tool, SCHEMA_VERSION,
 };
 use crate::protocol::cannot_speak;
 use crate::stats::{Bin, CpuTime, Handshakes, Outcome, Recorder};
@@ -124,13 +121,12 @@ impl Matrix {
     }
 
     /// The cases to run, and those left out because their client cannot speak the version.
-    fn cases(&self) -> (Vec<CaseKey>, Vec<SkippedCase>) {
+    fn cases(&self) -> (Vec<CaseKey>, Vec<String>) {
         let (mut run, mut skipped) = (Vec::new(), Vec::new());
         for client in &self.clients {
             for &http in &self.http_versions {
                 if let Some(reason) = cannot_speak(self.environment, client, http) {
-                    let reason = reason.to_string();
-                    skipped.push(SkippedCase { client: client.clone(), http_version: http, reason });
+                    skipped.push(format!("{client} over {http} ({reason})"));
                 }
             }
             // Versions nest inside modes: curl/fresh/h1, curl/fresh/h2, curl/reuse/h1, ...
@@ -211,7 +207,7 @@ struct CaseState {
     /// Why the case was stopped early, once it was.
     aborted: Option<String>,
     /// The first reason given for each kind of failure.
-    reasons: BTreeMap<ErrorKind, String>,
+    reasons: Vec<(ErrorKind, String)>,
     /// Handshakes the server saw during this case's rounds, by (TLS version, cipher suite); `None` until the
     /// front end reported any (it can only for its own server).
     handshakes: Option<Vec<Handshakes>>,
@@ -221,7 +217,7 @@ struct CaseState {
 pub struct Session {
     plan: Plan,
     matrix: Matrix,
-    skipped: Vec<SkippedCase>,
+    skipped: Vec<String>,
     timeout: Option<Duration>,
     cases: Vec<CaseState>,
     order: Vec<(usize, u32)>,
@@ -244,7 +240,7 @@ impl Session {
                 cpu: Some(CpuTime::default()),
                 round_start: 0,
                 aborted: None,
-                reasons: BTreeMap::new(),
+                reasons: Vec::new(),
                 handshakes: None,
             })
             .collect();
@@ -328,7 +324,7 @@ impl Session {
             Some(seen) if seen != c.key.http && outcome.failure().is_none() => {
                 c.recorder.record(&Outcome::failed(ErrorKind::Protocol, outcome.status), latency);
                 let reason = format!("the response came over {seen}, {} was asked for", c.key.http);
-                c.reasons.entry(ErrorKind::Protocol).or_insert(reason);
+                c.note_reason(ErrorKind::Protocol, reason);
             }
             _ => c.recorder.record(outcome, latency),
         }
@@ -337,13 +333,13 @@ impl Session {
     /// Whether case `case` has no reason yet for failures of `kind` (so the front end need only describe the
     /// first failure of each kind).
     pub fn wants_reason(&self, case: usize, kind: ErrorKind) -> bool {
-        self.cases.get(case).is_some_and(|c| !c.reasons.contains_key(&kind))
+        self.cases.get(case).is_some_and(|c| !c.reasons.iter().any(|(k, _)| *k == kind))
     }
 
     /// Give the reason for a failure of `kind` in case `case`, in one line; the first of each kind is kept.
     pub fn note_reason(&mut self, case: usize, kind: ErrorKind, reason: String) {
         if let Some(c) = self.cases.get_mut(case) {
-            c.reasons.entry(kind).or_insert(reason);
+            c.note_reason(kind, reason);
         }
     }
 
@@ -433,27 +429,37 @@ impl Session {
 }
 
 impl CaseState {
+    /// Keep `reason` if it is the first for `kind`.
+    fn note_reason(&mut self, kind: ErrorKind, reason: String) {
+        if !self.reasons.iter().any(|(k, _)| *k == kind) {
+            self.reasons.push((kind, reason));
+        }
+    }
+
     /// The finished case: the recorder's figures, and what the session knows of the case.
     fn case(&self, tls: bool) -> Case {
+        let seen = self.handshakes.as_deref().filter(|_| tls);
         Case {
             http_version: self.key.http,
-            tls: self.handshakes.as_deref().filter(|_| tls).map(case_tls),
-            error_reasons: self.reasons.clone(),
+            tls: seen.and_then(suite),
+            tls_full_handshakes: seen.map(|s| s.iter().map(|h| h.full).sum()),
+            tls_resumed_handshakes: seen.map(|s| s.iter().map(|h| h.resumed).sum()),
+            // In report order, without a sort (the page would carry one more sort for it).
+            error_reasons: ErrorKind::ALL
+                .iter()
+                .filter_map(|kind| self.reasons.iter().find(|(k, _)| k == kind))
+                .map(|(k, r)| format!("{k}: {r}"))
+                .collect(),
             aborted: self.aborted.clone(),
             ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
         }
     }
 }
 
-/// The handshakes of a case in one: the version and suite of most of them, and the counts of all.
-fn case_tls(seen: &[Handshakes]) -> CaseTls {
-    let most = seen.iter().filter(|h| h.full + h.resumed > 0).max_by_key(|h| h.full + h.resumed);
-    CaseTls {
-        version: most.map(|h| h.version.clone()),
-        cipher_suite: most.map(|h| h.cipher_suite.clone()),
-        full_handshakes: seen.iter().map(|h| h.full).sum(),
-        resumed_handshakes: seen.iter().map(|h| h.resumed).sum(),
-    }
+/// `VERSION SUITE` of most of a case's handshakes, if it made any.
+fn suite(seen: &[Handshakes]) -> Option<String> {
+    let most = seen.iter().filter(|h| h.full + h.resumed > 0).max_by_key(|h| h.full + h.resumed)?;
+    Some(format!("{} {}", most.version, most.cipher_suite))
 }
 
 #[cfg(test)]

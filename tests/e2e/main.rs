@@ -16,3 +16,4 @@ mod schema;
 mod serve;
 mod share;
 mod tls;
+mod tls_faults;

@@ -76,8 +76,8 @@ fn markdown_and_csv_formats() {
     assert_eq!(code, 0);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3, "{csv}");
-    assert!(lines[0].starts_with("case,environment,client,mode,iterations,ok"));
-    assert!(lines[1].starts_with("raw/fresh,native,raw,fresh,10,10,0,"), "{csv}");
+    assert!(lines[0].starts_with("case,environment,client,mode,http_version,iterations,ok"));
+    assert!(lines[1].starts_with("raw/fresh,native,raw,fresh,1.1,10,10,0,"), "{csv}");
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn bad_options_exit_2_naming_the_flag() {
         (vec!["-n", "0"], "--count"),
         (vec!["--format", "xml"], "'xml'"),
         (vec!["--export-json", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
-        (vec!["https://127.0.0.1:1/", "--clients", "raw"], "raw"),
+        (vec!["--http", "2"], "--http 2"),
     ];
     for (args, named) in cases {
         let (code, _, err) = run(&args);

@@ -23,6 +23,16 @@ pub fn describe(err: &(dyn Error + 'static)) -> String {
 /// The kind of an I/O error.
 pub fn io_kind(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
+    // Connectors wrap I/O errors in I/O errors (reqwest's: Other around InvalidData around rustls's), and an
+    // io::Error's `source()` skips the error it wraps: unwrap them here.
+    let mut e = e;
+    while let Some(inner) = e.get_ref().and_then(|i| i.downcast_ref::<io::Error>()) {
+        e = inner;
+    }
+    // rustls reports a refused handshake (certificate, alert, not TLS at all) as InvalidData around its error.
+    if e.get_ref().is_some_and(|inner| inner.downcast_ref::<rustls::Error>().is_some()) {
+        return ErrorKind::Tls;
+    }
     match e.kind() {
         K::ConnectionRefused | K::AddrNotAvailable | K::NetworkUnreachable | K::HostUnreachable => ErrorKind::Connect,
         K::ConnectionReset | K::ConnectionAborted | K::BrokenPipe | K::NotConnected => ErrorKind::Reset,
@@ -90,5 +100,9 @@ mod tests {
         assert_eq!(message_kind("message head is too large"), Some(ErrorKind::Protocol));
         let outer = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, "invalid peer certificate"));
         assert_eq!(describe(&outer), "invalid peer certificate");
+        // reqwest's shape for a TLS handshake that failed: Other around InvalidData around rustls's error.
+        let refused = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
+        let nested = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, refused));
+        assert_eq!(io_kind(&nested), ErrorKind::Tls);
     }
 }

@@ -107,7 +107,7 @@ pub enum ClientKind {
     Reqwest,
     /// `reqwest` async on a current-thread tokio runtime.
     ReqwestAsync,
-    /// std `TcpStream` with a fixed request: the floor.
+    /// std `TcpStream` (and rustls on it for https) with a fixed request: the floor.
     Raw,
 }
 
@@ -139,10 +139,7 @@ impl ClientKind {
 
     /// Whether the client can fetch this URL's scheme.
     pub fn supports_scheme(self, scheme: &str) -> bool {
-        match self {
-            ClientKind::Raw => scheme == "http",
-            _ => scheme == "http" || scheme == "https",
-        }
+        scheme == "http" || scheme == "https"
     }
 
     /// The library version recorded in the report.
@@ -153,7 +150,11 @@ impl ClientKind {
             ClientKind::Reqwest | ClientKind::ReqwestAsync => {
                 format!("reqwest {} (hyper {})", env!("HTTPBENCH_VERSION_REQWEST"), env!("HTTPBENCH_VERSION_HYPER"))
             }
-            ClientKind::Raw => format!("std::net::TcpStream (rustc {})", env!("HTTPBENCH_RUSTC_VERSION")),
+            ClientKind::Raw => format!(
+                "std::net::TcpStream (rustc {}), rustls {} over TLS",
+                env!("HTTPBENCH_RUSTC_VERSION"),
+                env!("HTTPBENCH_VERSION_RUSTLS")
+            ),
         }
     }
 

@@ -1,10 +1,14 @@
-//! The floor: a std `TcpStream`, a request fixed in advance, and a response read by `Content-Length` (or until
-//! close). No client library does less work, so the gap between it and a library is that library's overhead.
-//! Chunked bodies are not decoded (the embedded server never sends them); such a response counts as `protocol`.
+//! The floor: a std `TcpStream` (over TLS, a rustls connection on it directly), a request fixed in advance,
+//! and a response read by `Content-Length` (or until close). No client library does less work, so the gap
+//! between it and a library is that library's overhead. Chunked bodies are not decoded (the embedded server
+//! never sends them); such a response counts as `protocol`. HTTP/1.1 only.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rustls::pki_types::ServerName;
 
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -21,8 +25,43 @@ pub struct RawDriver {
     config: DriverConfig,
     addrs: Result<Vec<SocketAddr>, ErrorKind>,
     request: Vec<u8>,
-    stream: Option<TcpStream>,
+    stream: Option<Conn>,
     buf: Vec<u8>,
+    /// For `https`: the rustls configuration (shared by every connection; resumption is off) and the name
+    /// the certificate must be valid for. `Err` when it cannot be built: every request then fails as `tls`.
+    tls: Option<Result<(Arc<rustls::ClientConfig>, ServerName<'static>), String>>,
+    last_error: Option<String>,
+}
+
+/// A connection: plain TCP, or TLS on it.
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.read(buf),
+            Conn::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Conn::Plain(s) => s.write(buf),
+            Conn::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Conn::Plain(s) => s.flush(),
+            Conn::Tls(s) => s.flush(),
+        }
+    }
 }
 
 /// The parts of a response head the raw client needs.
@@ -60,7 +99,35 @@ impl RawDriver {
         let request =
             format!("GET {target} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: httpbench-raw\r\nAccept: */*\r\n{connection}\r\n")
                 .into_bytes();
-        RawDriver { config: config.clone(), addrs, request, stream: None, buf: vec![0; BUF_BYTES] }
+        let tls = (url.scheme() == "https").then(|| tls_setup(config, host));
+        RawDriver {
+            config: config.clone(),
+            addrs,
+            request,
+            stream: None,
+            buf: vec![0; BUF_BYTES],
+            tls,
+            last_error: None,
+        }
+    }
+
+    /// A new connection, over TLS for `https` (the handshake happens with the first write).
+    fn open(&mut self, deadline: Instant) -> Result<Conn, ErrorKind> {
+        let tcp = self.connect(deadline)?;
+        match &self.tls {
+            None => Ok(Conn::Plain(tcp)),
+            Some(Err(e)) => {
+                self.last_error = Some(e.clone());
+                Err(ErrorKind::Tls)
+            }
+            Some(Ok((config, name))) => match rustls::ClientConnection::new(config.clone(), name.clone()) {
+                Ok(conn) => Ok(Conn::Tls(Box::new(rustls::StreamOwned::new(conn, tcp)))),
+                Err(e) => {
+                    self.last_error = Some(e.to_string());
+                    Err(ErrorKind::Tls)
+                }
+            },
+        }
     }
 
     fn connect(&self, deadline: Instant) -> Result<TcpStream, ErrorKind> {
@@ -86,11 +153,16 @@ impl RawDriver {
         let reused = self.stream.is_some();
         let mut stream = match self.stream.take() {
             Some(s) => s,
-            None => self.connect(deadline).map_err(|k| (k, false))?,
+            None => self.open(deadline).map_err(|k| (k, false))?,
         };
-        stream.write_all(&self.request).map_err(|e| (io_kind(&e), reused))?;
-        let head = read_head(&mut stream, &mut self.buf, deadline).map_err(|(k, nothing)| (k, reused && nothing))?;
-        let body = read_body(&mut stream, &mut self.buf, &head, deadline).map_err(|k| (k, false))?;
+        let mut noted = |e: io::Error| {
+            self.last_error = Some(super::classify::describe(&e));
+            io_kind(&e)
+        };
+        stream.write_all(&self.request).map_err(|e| (noted(e), reused))?;
+        let head = read_head(&mut stream, &mut self.buf, deadline, &mut noted)
+            .map_err(|(k, nothing)| (k, reused && nothing))?;
+        let body = read_body(&mut stream, &mut self.buf, &head, deadline, &mut noted).map_err(|k| (k, false))?;
         if self.config.mode == Mode::Reuse && !head.close && head.content_length.is_some() {
             self.stream = Some(stream);
         }
@@ -107,6 +179,19 @@ impl Driver for RawDriver {
             Err((k, false)) => Outcome::failed(k, None),
         }
     }
+
+    fn failure_reason(&mut self) -> Option<String> {
+        self.last_error.take()
+    }
+}
+
+/// The TLS set-up of a raw driver: the shared client configuration (`--cacert`'s CAs, HTTP/1.1 by ALPN) and
+/// the server name of `host`.
+fn tls_setup(config: &DriverConfig, host: &str) -> Result<(Arc<rustls::ClientConfig>, ServerName<'static>), String> {
+    let tls = super::tls::client_config(config.cacert.as_deref(), config.http).map_err(|e| e.to_string())?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let name = ServerName::try_from(bare.to_string()).map_err(|e| format!("'{host}' is not a server name: {e}"))?;
+    Ok((Arc::new(tls), name))
 }
 
 /// A blocking connect bounded by the send timeout, which Linux applies to `connect` (it fails with EINPROGRESS
@@ -124,8 +209,11 @@ fn connect_blocking(addr: &SocketAddr, connect: Duration, read: Duration) -> io:
     Ok(socket.into())
 }
 
+/// How a read error becomes an error kind (and, for the driver, its reason).
+type Noted<'a> = dyn FnMut(io::Error) -> ErrorKind + 'a;
+
 /// Read into `buf[filled..]`, honouring the request deadline.
-fn read_some(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Result<usize, ErrorKind> {
+fn read_some(stream: &mut Conn, buf: &mut [u8], deadline: Instant, noted: &mut Noted<'_>) -> Result<usize, ErrorKind> {
     if Instant::now() >= deadline {
         return Err(ErrorKind::Timeout);
     }
@@ -133,20 +221,25 @@ fn read_some(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Resul
         match stream.read(buf) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io_kind(&e)),
+            Err(e) => return Err(noted(e)),
         }
     }
 }
 
 /// Read until the end of the head, noting how many body bytes came with it. The error's flag is true when the
 /// peer closed before sending anything.
-fn read_head(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Result<Head, (ErrorKind, bool)> {
+fn read_head(
+    stream: &mut Conn,
+    buf: &mut [u8],
+    deadline: Instant,
+    noted: &mut Noted<'_>,
+) -> Result<Head, (ErrorKind, bool)> {
     let mut filled = 0;
     loop {
         if filled == buf.len() {
             return Err((ErrorKind::Protocol, false));
         }
-        let n = read_some(stream, &mut buf[filled..], deadline).map_err(|k| (k, filled == 0))?;
+        let n = read_some(stream, &mut buf[filled..], deadline, noted).map_err(|k| (k, filled == 0))?;
         if n == 0 {
             return Err((if filled == 0 { ErrorKind::Reset } else { ErrorKind::Protocol }, filled == 0));
         }
@@ -159,7 +252,13 @@ fn read_head(stream: &mut TcpStream, buf: &mut [u8], deadline: Instant) -> Resul
 }
 
 /// Read the rest of the body, counting it (the bytes themselves are not kept).
-fn read_body(stream: &mut TcpStream, buf: &mut [u8], head: &Head, deadline: Instant) -> Result<u64, ErrorKind> {
+fn read_body(
+    stream: &mut Conn,
+    buf: &mut [u8],
+    head: &Head,
+    deadline: Instant,
+    noted: &mut Noted<'_>,
+) -> Result<u64, ErrorKind> {
     let mut got = head.buffered_body as u64;
     if matches!(head.status, 204 | 304) || (100..200).contains(&head.status) {
         return Ok(0);
@@ -167,7 +266,7 @@ fn read_body(stream: &mut TcpStream, buf: &mut [u8], head: &Head, deadline: Inst
     match head.content_length {
         Some(len) => {
             while got < len {
-                let n = read_some(stream, buf, deadline)?;
+                let n = read_some(stream, buf, deadline, noted)?;
                 if n == 0 {
                     return Err(ErrorKind::Truncated);
                 }
@@ -176,7 +275,7 @@ fn read_body(stream: &mut TcpStream, buf: &mut [u8], head: &Head, deadline: Inst
             Ok(len.min(got))
         }
         None => loop {
-            let n = read_some(stream, buf, deadline)?;
+            let n = read_some(stream, buf, deadline, noted)?;
             if n == 0 {
                 return Ok(got);
             }

@@ -42,29 +42,28 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
 fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     let mut out = Vec::new();
     for s in sources {
-        let left: Vec<String> = s
-            .report
-            .settings
-            .skipped
-            .iter()
-            .map(|k| format!("{} over {} ({})", k.client, k.http_version, k.reason))
-            .collect();
-        if !left.is_empty() {
-            out.push(format!("note: left out: {}.", left.join(", ")));
+        if !s.report.settings.skipped.is_empty() {
+            out.push(format!("note: left out: {}.", s.report.settings.skipped.join(", ")));
         }
     }
     for row in rows {
-        for (kind, reason) in &row.case.error_reasons {
-            out.push(format!("note: {}: {kind} errors, the first: {reason}", row.label));
+        for reason in &row.case.error_reasons {
+            let line = match reason.split_once(": ") {
+                Some((kind, why)) => format!("note: {}: the first {kind} error: {why}", row.label),
+                None => format!("note: {}: {reason}", row.label),
+            };
+            out.push(line);
         }
     }
-    // One line per negotiated (version, suite): usually one for the whole run.
-    let mut suites: Vec<(String, Vec<String>)> = Vec::new();
+    // One line per negotiated version and suite: usually one for the whole run. A case whose rounds made no
+    // handshake (a connection from the warm-up) goes with the run's first suite.
+    let first = rows.iter().find_map(|r| r.case.tls.as_deref()).unwrap_or("(no handshake)");
+    let mut suites: Vec<(&str, Vec<String>)> = Vec::new();
     for row in rows {
-        let Some(t) = &row.case.tls else { continue };
-        let suite = [t.version.as_deref(), t.cipher_suite.as_deref()].into_iter().flatten().collect::<Vec<_>>();
-        let suite = if suite.is_empty() { "no handshake".to_string() } else { suite.join(" ") };
-        let count = format!("{} {}/{}", row.label, t.full_handshakes, t.resumed_handshakes);
+        let c = row.case;
+        let (Some(full), Some(resumed)) = (c.tls_full_handshakes, c.tls_resumed_handshakes) else { continue };
+        let suite = c.tls.as_deref().unwrap_or(first);
+        let count = format!("{} {full}/{resumed}", row.label);
         match suites.iter_mut().find(|(s, _)| *s == suite) {
             Some((_, cases)) => cases.push(count),
             None => suites.push((suite, vec![count])),

@@ -117,31 +117,25 @@ fn two_runs_of_one_environment_are_told_apart_by_tag() {
 /// which cases were left out, why requests failed and what TLS the server saw.
 #[test]
 fn text_over_tls_with_both_http_versions() {
-    use httpbench_shared::model::{CaseTls, HttpVersion, SkippedCase};
+    use httpbench_shared::model::HttpVersion;
     let mut r = native();
     r.target.url = "https://127.0.0.1:8080/".into();
     r.settings.tls = true;
     r.settings.http_versions = vec![HttpVersion::Http11, HttpVersion::Http2];
-    r.settings.skipped =
-        vec![SkippedCase { client: "ureq".into(), http_version: HttpVersion::Http2, reason: "HTTP/1.1 only".into() }];
+    r.settings.skipped = vec!["ureq over HTTP/2 (HTTP/1.1 only)".into()];
     r.cases.truncate(2);
-    let tls = |full| CaseTls {
-        version: Some("TLSv1.3".into()),
-        cipher_suite: Some("TLS13_AES_256_GCM_SHA384".into()),
-        full_handshakes: full,
-        resumed_handshakes: 0,
-    };
     for c in &mut r.cases {
         c.mode = Mode::Reuse;
-        c.tls = Some(tls(1));
+        (c.tls_full_handshakes, c.tls_resumed_handshakes) = (Some(0), Some(0));
     }
-    r.cases[0].tls = Some(tls(200));
     r.cases[0].mode = Mode::Fresh;
+    r.cases[0].tls = Some("TLSv1.3 TLS13_AES_256_GCM_SHA384".into());
+    r.cases[0].tls_full_handshakes = Some(200);
     let mut h2 = r.cases.clone();
     for c in &mut h2 {
         c.http_version = HttpVersion::Http2;
     }
-    h2[1].error_reasons.insert(ErrorKind::Connect, "Connection refused (os error 111)".into());
+    h2[1].error_reasons = vec!["connect: Connection refused (os error 111)".into()];
     r.cases.extend(h2);
     let out = render(&[Source::new(&r)], Format::Text, &RenderOptions::default());
     assert!(out.contains("curl/fresh/h2") && out.contains("curl/reuse/h1"), "{out}");

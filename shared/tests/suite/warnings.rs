@@ -18,6 +18,8 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
         mode: Mode::Reuse,
         http_version: Default::default(),
         tls: None,
+        tls_full_handshakes: None,
+        tls_resumed_handshakes: None,
         iterations: 1000,
         ok: 1000,
         errors: BTreeMap::new(),

@@ -4,7 +4,7 @@
 //! native cases in one report and one table. A shared link is imported through the file picker.
 
 use httpbench_shared::parse::parse_reports;
-use httpbench_shared::{render, Format, RenderOptions, Source};
+use httpbench_shared::Source;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -37,7 +37,7 @@ pub fn ImportExport() -> impl IntoView {
     let pasted = RwSignal::new(String::new());
     let export = move |_| {
         if let Some(r) = state.own.get_untracked() {
-            let json = render(&[Source::new(&r)], Format::Json, &RenderOptions::default());
+            let json = httpbench_shared::render::json(&[Source::new(&r)]);
             let name = format!(
                 "httpbench-web-{}.json",
                 js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default().replace(':', "-")

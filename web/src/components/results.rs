@@ -7,7 +7,7 @@ use httpbench_shared::render::{stats_header, stats_row};
 use httpbench_shared::session::CaseHistogram;
 use httpbench_shared::stats::Bin;
 use httpbench_shared::view::rows;
-use httpbench_shared::{render, Format, RenderOptions, Source};
+use httpbench_shared::{RenderOptions, Source};
 use leptos::prelude::*;
 
 use super::PageState;
@@ -20,7 +20,7 @@ fn sources(reports: &[(Option<String>, Report)]) -> Vec<Source<'_>> {
 
 /// The text report of everything shown: this page's run alone reads exactly as the CLI's report of it.
 pub fn text_report(reports: &[(Option<String>, Report)]) -> String {
-    render(&sources(reports), Format::Text, &RenderOptions::default())
+    httpbench_shared::render::text(&sources(reports), &RenderOptions::default())
 }
 
 /// The results section, from the page state (context); empty until there is a run or an import.
@@ -31,7 +31,7 @@ pub fn Results() -> impl IntoView {
     // page 3 KB of wasm); the list changes only when a run ends or a file is imported.
     let reports = Signal::derive(move || state.sources());
     let report_text = move || reports.with(|r| text_report(r));
-    let own_json = move || state.own.get().map(|r| render(&[Source::new(&r)], Format::Json, &RenderOptions::default()));
+    let own_json = move || state.own.get().map(|r| httpbench_shared::render::json(&[Source::new(&r)]));
     view! {
         <Show when=move || reports.with(|r| !r.is_empty())>
             <section aria-label="Results">

@@ -6,7 +6,7 @@
 
 use gloo_net::http::Request;
 use httpbench_shared::model::Report;
-use httpbench_shared::{render, Format, RenderOptions, Source};
+use httpbench_shared::Source;
 use leptos::prelude::*;
 
 use super::import_export::import_text;
@@ -24,7 +24,7 @@ struct ServeDescription {
 pub async fn post_back(report: &Report) -> Option<String> {
     let description = Request::get("serve.json").send().await.ok().filter(|r| r.ok())?;
     let results = description.json::<ServeDescription>().await.ok()?.results;
-    let json = render(&[Source::new(report)], Format::Json, &RenderOptions::default());
+    let json = httpbench_shared::render::json(&[Source::new(report)]);
     let sent = match Request::post(&results).header("content-type", "application/json").body(json) {
         Ok(request) => request.send().await,
         Err(e) => return Some(format!("Not sent to httpbench serve: {e}.")),

@@ -1,0 +1,172 @@
+//! TLS faults (issue 15), each against a real peer on loopback: a certificate for another name, an expired
+//! certificate, a self-signed certificate nobody was given, a plaintext server behind an `https://` URL, and a
+//! server that stalls mid-handshake. Every TLS client must count each request as `tls` (or `timeout` for the
+//! stall) with a one-line reason in the report, within `--timeout`, and never panic.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use serde_json::Value;
+
+use crate::helpers::{cases, run_json, scratch, Acceptor, Serve};
+
+const TLS_CLIENTS: &str = "curl,ureq,reqwest,reqwest-async";
+
+/// The leaf certificate a fault server presents.
+enum Leaf {
+    /// Signed by the CA, for `other.test` only.
+    OtherName,
+    /// Signed by the CA, for 127.0.0.1, expired in 2020.
+    Expired,
+    /// For 127.0.0.1, signed by itself.
+    SelfSigned,
+}
+
+/// A TLS server on 127.0.0.1 presenting `leaf` and answering `ok` to anything; the CA file (PEM) to give
+/// clients; the acceptor that keeps it running.
+fn tls_fault_server(leaf: Leaf, dir: &std::path::Path) -> (String, PathBuf, Acceptor) {
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    // Names of their own: a leaf with its issuer's name would look self-signed to OpenSSL.
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "httpbench fault CA");
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let (names, expired) = match leaf {
+        Leaf::OtherName => (vec!["other.test".to_string()], false),
+        Leaf::Expired | Leaf::SelfSigned => (vec!["127.0.0.1".to_string()], matches!(leaf, Leaf::Expired)),
+    };
+    let mut params = CertificateParams::new(names).unwrap();
+    params.distinguished_name.push(rcgen::DnType::CommonName, "httpbench fault server");
+    if expired {
+        params.not_before = rcgen::date_time_ymd(2019, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2020, 1, 1);
+    }
+    let cert = match leaf {
+        Leaf::SelfSigned => params.self_signed(&key).unwrap(),
+        _ => params.signed_by(&key, &issuer).unwrap(),
+    };
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca_cert.pem()).unwrap();
+    let chain: Vec<CertificateDer<'static>> = vec![cert.der().clone()];
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/", listener.local_addr().unwrap());
+    let acceptor = Acceptor::spawn(listener, move |tcp: TcpStream, _: &AtomicBool| {
+        tcp.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let Ok(conn) = rustls::ServerConnection::new(config.clone()) else { return };
+        let mut tls = rustls::StreamOwned::new(conn, tcp);
+        let mut buf = [0u8; 4096];
+        // A client that refuses the certificate ends the handshake here, with an alert.
+        if tls.read(&mut buf).unwrap_or(0) > 0 {
+            let _ = tls.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    (url, ca_file, acceptor)
+}
+
+/// `run URL` of every TLS client, 2 requests each, `--timeout 2`, with `--cacert` if given: the JSON report,
+/// and how long it took.
+fn run_tls_clients(url: &str, cacert: Option<&std::path::Path>) -> (i32, Value, String, Duration) {
+    let mut args = vec!["run", url, "--clients", TLS_CLIENTS, "--mode", "fresh", "-n", "2", "--warmup", "0"];
+    args.extend(["--rounds", "1", "--timeout", "2", "--no-progress"]);
+    let ca = cacert.map(|p| p.to_str().unwrap().to_string());
+    if let Some(ca) = &ca {
+        args.extend(["--cacert", ca.as_str()]);
+    }
+    let t = Instant::now();
+    let (code, v, err) = run_json(&args);
+    (code, v, err, t.elapsed())
+}
+
+/// Every case failed both requests as `kind`, with a reason of that kind whose words say why (any of
+/// `words`, case-insensitive: each client words it its own way).
+fn assert_all_failed(v: &Value, kind: &str, words: &[&str]) {
+    assert_eq!(cases(v).len(), 4, "{v}");
+    for c in cases(v) {
+        assert_eq!((c["ok"].as_u64(), c["errors"][kind].as_u64()), (Some(0), Some(2)), "{}: {c}", c["client"]);
+        let reason = c["error_reasons"][0].as_str().unwrap_or_default();
+        assert!(reason.starts_with(&format!("{kind}: ")), "{}: {c}", c["client"]);
+        let lower = reason.to_lowercase();
+        assert!(words.iter().any(|w| lower.contains(w)), "{}: the reason says why ({words:?}): {reason}", c["client"]);
+        assert!(!reason.contains('\n'), "one line: {reason}");
+    }
+}
+
+#[test]
+fn a_certificate_for_another_name_is_a_tls_failure_naming_the_name() {
+    let dir = scratch("tls-fault-name");
+    let (url, ca, _server) = tls_fault_server(Leaf::OtherName, &dir);
+    let (code, v, err, took) = run_tls_clients(&url, Some(&ca));
+    assert_eq!(code, 1, "{err}");
+    assert_all_failed(&v, "tls", &["name", "subject"]);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn an_expired_certificate_is_a_tls_failure_saying_it_expired() {
+    let dir = scratch("tls-fault-expired");
+    let (url, ca, _server) = tls_fault_server(Leaf::Expired, &dir);
+    let (code, v, err, took) = run_tls_clients(&url, Some(&ca));
+    assert_eq!(code, 1, "{err}");
+    assert_all_failed(&v, "tls", &["expired"]);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_self_signed_certificate_not_given_is_a_tls_failure() {
+    let dir = scratch("tls-fault-self-signed");
+    let (url, _ca, _server) = tls_fault_server(Leaf::SelfSigned, &dir);
+    let (code, v, err, took) = run_tls_clients(&url, None);
+    assert_eq!(code, 1, "{err}");
+    assert_all_failed(&v, "tls", &["issuer", "self-signed", "self signed", "certificate"]);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_plaintext_server_behind_an_https_url_is_a_tls_failure() {
+    let serve = Serve::start();
+    let url = serve.url.replacen("http://", "https://", 1);
+    let (code, v, err, took) = run_tls_clients(&url, None);
+    assert_eq!(code, 1, "{err}");
+    // OpenSSL says "wrong version number", rustls "corrupt message" or "invalid content type".
+    assert_all_failed(&v, "tls", &["version", "corrupt", "invalid", "ssl", "tls", "handshake"]);
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn a_server_that_stalls_mid_handshake_is_a_timeout_within_the_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/", listener.local_addr().unwrap());
+    // Reads the ClientHello and never answers, until the client gives up (or the test ends).
+    let _server = Acceptor::spawn(listener, |mut tcp: TcpStream, stop: &AtomicBool| {
+        tcp.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+        let mut buf = [0u8; 4096];
+        let until = Instant::now() + Duration::from_secs(20);
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) && Instant::now() < until {
+            if matches!(tcp.read(&mut buf), Ok(0)) {
+                return;
+            }
+        }
+    });
+    let (code, v, err, took) = run_tls_clients(&url, None);
+    assert_eq!(code, 1, "{err}");
+    assert_all_failed(&v, "timeout", &["time", "deadline"]);
+    // 4 clients x 2 requests x --timeout 2 s, and start-up.
+    assert!(took < Duration::from_secs(25), "bounded by --timeout: {took:?}");
+}
