@@ -215,6 +215,12 @@ pub struct ServeArgs {
     /// this is how its HTTP/1.1 is measured).
     #[arg(long, value_enum, default_value_t = HttpChoice::Both, value_name = "VERSION", requires = "tls")]
     pub http: HttpChoice,
+    /// With --tls, serve this certificate chain (PEM, leaf first) instead of a generated one.
+    #[arg(long, value_name = "FILE", requires_all = ["tls", "key"])]
+    pub cert: Option<PathBuf>,
+    /// The private key (PEM) of --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
 }
 
 /// Options of `httpbench compare`.

@@ -272,6 +272,10 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         quiet: a.quiet,
         tls: a.tls,
         http_versions: a.http.versions(),
+        own_cert: match (&a.cert, &a.key) {
+            (Some(cert), Some(key)) => Some(crate::server::tls::OwnCert::read(cert, key).map_err(Usage)?),
+            _ => None,
+        },
     })
 }
 

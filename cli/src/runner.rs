@@ -90,6 +90,10 @@ fn run_round(
             if let Some(reason) = driver.failure_reason() {
                 session.note_reason(case, kind, reason);
             }
+        } else if outcome.failure().is_none() {
+            if let Some(phases) = driver.phases() {
+                session.record_phases(case, &phases);
+            }
         }
         done += 1;
         progress.advance(1);

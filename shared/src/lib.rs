@@ -21,5 +21,5 @@ pub mod view;
 pub use model::{Case, Environment, EnvironmentKind, ErrorKind, Latency, Mode, Report, Settings, Target, Tool};
 pub use perl::RateBasis;
 pub use render::{render, Format, RenderOptions};
-pub use stats::{CpuTime, Outcome, Recorder};
+pub use stats::{CpuTime, Outcome, PhaseTimes, Recorder};
 pub use view::Source;

@@ -382,8 +382,8 @@ pub struct Case {
     /// How much the wall rate varied between rounds; null with fewer than two rounds with ok requests.
     #[serde(default)]
     pub rate_wall_spread: Option<Spread>,
-    /// Mean connection phases of the ok requests, where the client exposes them (the browser's Resource
-    /// Timing); absent otherwise.
+    /// Mean connection phases of the ok requests, where the client exposes them (libcurl's timers, the raw
+    /// client's own clock, the browser's Resource Timing); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases_ns: Option<Phases>,
     /// Why this case stopped before its plan was done, in one line (a command client that is not installed,
@@ -400,10 +400,17 @@ pub struct Case {
 pub struct Phases {
     /// Requests the means come from (a browser reports phases only for some requests).
     pub samples: u64,
-    /// Mean time to open the TCP connection (0 for a reused connection): `connectEnd − connectStart`.
+    /// Mean time to open the TCP connection, TLS handshake excluded (0 for a reused connection): libcurl's
+    /// connect time less its name lookup; in a browser `connectStart` to `secureConnectionStart` (over TLS) or
+    /// to `connectEnd`.
     pub connect_mean: f64,
-    /// Mean time from the start of the request to the first byte of the response: `responseStart − startTime`.
+    /// Mean time from the start of the request to the first byte of the response: libcurl's start-transfer
+    /// time; in a browser `responseStart − startTime`.
     pub ttfb_mean: f64,
+    /// Mean TLS handshake time (0 for a reused connection): libcurl's app-connect less connect time; in a
+    /// browser `connectEnd − secureConnectionStart`. Absent in plaintext and in files written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_mean: Option<f64>,
 }
 
 /// One round of a case.

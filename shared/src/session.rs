@@ -10,7 +10,7 @@ use crate::model::{
     Case, Environment, EnvironmentKind, ErrorKind, HttpVersion, Mode, Report, Settings, Target, Tool, SCHEMA_VERSION,
 };
 use crate::protocol::cannot_speak;
-use crate::stats::{Bin, CpuTime, Handshakes, Outcome, Recorder};
+use crate::stats::{Bin, CpuTime, Handshakes, Outcome, PhaseTimes, Recorder};
 
 /// Bars of each case's latency histogram (the page's chart).
 pub const HISTOGRAM_BINS: usize = 30;
@@ -356,10 +356,11 @@ impl Session {
         }
     }
 
-    /// Record the connection phases of one ok request, where the client reports them (Resource Timing).
-    pub fn record_phases(&mut self, case: usize, connect: Duration, ttfb: Duration) {
+    /// Record the connection phases of one ok request, where the client reports them (its timers, or the
+    /// browser's Resource Timing).
+    pub fn record_phases(&mut self, case: usize, phases: &PhaseTimes) {
         if let Some(c) = self.cases.get_mut(case) {
-            c.recorder.record_phases(connect, ttfb);
+            c.recorder.record_phases(phases);
         }
     }
 

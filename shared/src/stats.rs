@@ -55,6 +55,17 @@ impl Outcome {
     }
 }
 
+/// How one ok request's time was spent, where the client tells (its timers, or the browser's Resource Timing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PhaseTimes {
+    /// Opening the TCP connection (zero on a reused one).
+    pub connect: Duration,
+    /// The TLS handshake (zero on a reused connection); `None` in plaintext.
+    pub tls: Option<Duration>,
+    /// From the start of the request to the response's first byte.
+    pub ttfb: Duration,
+}
+
 /// CPU time spent by the client while measuring.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct CpuTime {
@@ -113,6 +124,8 @@ pub struct Recorder {
     round_start: (u64, u64),
     /// (samples, connect sum, time-to-first-byte sum) in nanoseconds, from [`Recorder::record_phases`].
     phases: (u64, f64, f64),
+    /// (samples, TLS handshake sum) in nanoseconds, from the requests that said.
+    tls_phase: (u64, f64),
 }
 
 /// One bar of a latency histogram: ok requests with a latency in `[low_ns, high_ns)`.
@@ -152,6 +165,7 @@ impl Recorder {
             rounds: Vec::new(),
             round_start: (0, 0),
             phases: (0, 0.0, 0.0),
+            tls_phase: (0, 0.0),
         }
     }
 
@@ -259,17 +273,27 @@ impl Recorder {
         self.m2 += delta * (ns as f64 - self.mean_ns);
     }
 
-    /// Record the connection phases of one ok request, where the client reports them (browser Resource Timing).
-    pub fn record_phases(&mut self, connect: Duration, ttfb: Duration) {
+    /// Record the connection phases of one ok request, where the client reports them.
+    pub fn record_phases(&mut self, p: &PhaseTimes) {
         self.phases.0 += 1;
-        self.phases.1 += connect.as_nanos() as f64;
-        self.phases.2 += ttfb.as_nanos() as f64;
+        self.phases.1 += p.connect.as_nanos() as f64;
+        self.phases.2 += p.ttfb.as_nanos() as f64;
+        if let Some(tls) = p.tls {
+            self.tls_phase.0 += 1;
+            self.tls_phase.1 += tls.as_nanos() as f64;
+        }
     }
 
     /// Mean phases so far, or `None` if no request reported them.
     pub fn phases(&self) -> Option<Phases> {
         let (n, connect, ttfb) = self.phases;
-        (n > 0).then(|| Phases { samples: n, connect_mean: connect / n as f64, ttfb_mean: ttfb / n as f64 })
+        let (tls_n, tls) = self.tls_phase;
+        (n > 0).then(|| Phases {
+            samples: n,
+            connect_mean: connect / n as f64,
+            ttfb_mean: ttfb / n as f64,
+            tls_mean: (tls_n > 0).then(|| tls / tls_n as f64),
+        })
     }
 
     /// The ok latencies in `bins` equal-width bins from the fastest request to the 99th percentile (for a

@@ -218,3 +218,31 @@ fn asking_for_h2_from_a_server_without_it_counts_errors_with_reasons() {
     assert_eq!((reqwest["ok"].as_u64(), reqwest["errors"]["tls"].as_u64()), (Some(0), Some(3)), "{reqwest}");
     assert!(reqwest["error_reasons"][0].as_str().is_some_and(|r| r.starts_with("tls: ")), "{reqwest}");
 }
+
+/// Phases natively: libcurl's timers and the raw client's own clock split each request into connect, TLS
+/// handshake and time to first byte. Fresh cases connect and shake hands on every request; reuse cases on
+/// none (their connection came from the warm-up); in plaintext there is no handshake phase at all.
+#[test]
+fn curl_and_raw_report_connect_tls_and_first_byte_phases() {
+    let args = ["--clients", "curl,raw", "-n", "10", "--warmup", "2", "--rounds", "1", "--no-progress"];
+    let (code, v, err) = run_json(&[&["run", "--tls"], &args[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    for c in cases(&v) {
+        let p = &c["phases_ns"];
+        assert_eq!(p["samples"].as_u64(), Some(10), "{c}");
+        let (connect, tls, ttfb) = (p["connect_mean"].as_f64(), p["tls_mean"].as_f64(), p["ttfb_mean"].as_f64());
+        let (connect, tls, ttfb) = (connect.unwrap(), tls.unwrap(), ttfb.unwrap());
+        if c["mode"] == "fresh" {
+            assert!(connect > 0.0 && tls > 0.0, "{c}");
+            assert!(ttfb > connect + tls, "the first byte comes after connecting and the handshake: {c}");
+        } else {
+            assert_eq!((connect, tls), (0.0, 0.0), "{c}");
+            assert!(ttfb > 0.0, "{c}");
+        }
+    }
+    let (code, v, err) = run_json(&[&["run"], &args[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    for c in cases(&v) {
+        assert!(c["phases_ns"]["tls_mean"].is_null() && c["phases_ns"]["ttfb_mean"].as_f64() > Some(0.0), "{c}");
+    }
+}

@@ -170,3 +170,54 @@ fn a_server_that_stalls_mid_handshake_is_a_timeout_within_the_timeout() {
     // 4 clients x 2 requests x --timeout 2 s, and start-up.
     assert!(took < Duration::from_secs(25), "bounded by --timeout: {took:?}");
 }
+
+/// `serve --tls --cert FILE --key FILE` serves the user's certificate: it prints the file and the key's SPKI
+/// pin, clients given its CA trust it, and bad files or a key of another certificate are refused at once,
+/// naming the flag.
+#[test]
+fn serve_tls_with_a_certificate_of_ones_own() {
+    use base64::Engine;
+    let dir = scratch("tls-own-cert");
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "my CA");
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    leaf.distinguished_name.push(rcgen::DnType::CommonName, "my server");
+    let cert = leaf.signed_by(&key, &issuer).unwrap();
+    let (cert_file, key_file, ca_file) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("ca.pem"));
+    std::fs::write(&cert_file, cert.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    std::fs::write(&ca_file, ca_cert.pem()).unwrap();
+    let (c, k) = (cert_file.to_str().unwrap(), key_file.to_str().unwrap());
+    let serve = Serve::start_with(&["--quiet", "--tls", "--cert", c, "--key", k]);
+    let lines = serve.stdout_until("SPKI pin: ", 10);
+    assert!(lines.iter().any(|l| l == &format!("certificate: {c}")), "{lines:?}");
+    let digest = ring::digest::digest(&ring::digest::SHA256, &rcgen::PublicKeyData::subject_public_key_info(&key));
+    let pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
+    assert!(lines.iter().any(|l| l == &format!("SPKI pin: {pin}")), "{lines:?} vs {pin}");
+    let args = ["--clients", TLS_CLIENTS, "-n", "3", "--warmup", "0", "--rounds", "1", "--no-progress"];
+    let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--cacert", ca_file.to_str().unwrap()], &args[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(cases(&v).iter().all(|c| c["ok"].as_u64() == Some(3)), "{v}");
+    // Another key than the certificate's, a missing file, a file that is not PEM, --cert without --key.
+    let other = dir.join("other.pem");
+    std::fs::write(&other, KeyPair::generate().unwrap().serialize_pem()).unwrap();
+    let o = other.to_str().unwrap();
+    let missing = dir.join("missing.pem");
+    let m = missing.to_str().unwrap();
+    for (args, says) in [
+        (vec!["serve", "--tls", "--cert", c, "--key", o], "refused together"),
+        (vec!["serve", "--tls", "--cert", m, "--key", k], "--cert"),
+        (vec!["serve", "--tls", "--cert", c, "--key", c], "--key"),
+        (vec!["serve", "--tls", "--cert", c], "--key"),
+        (vec!["serve", "--cert", c, "--key", k], "--tls"),
+    ] {
+        let (code, _, err) = crate::helpers::run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

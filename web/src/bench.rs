@@ -221,7 +221,7 @@ impl Runner<'_> {
         let wall = self.clock.now() - start;
         self.session.end_round(index, wall, None);
         for phases in crate::timing::collect(&case.entry_name) {
-            self.session.record_phases(index, phases.connect, phases.ttfb);
+            self.session.record_phases(index, &phases);
         }
     }
 

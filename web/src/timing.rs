@@ -1,4 +1,4 @@
-//! Resource Timing: the connect and time-to-first-byte phases of the measured requests, where the browser
+//! Resource Timing: the connect, TLS and time-to-first-byte phases of the measured requests, where the browser
 //! exposes them (same origin, or a target that sends `Timing-Allow-Origin`). Entries are read after each
 //! round, outside the timed loop, and handed back for the run's session to record; the buffer is cleared and
 //! sized per round so long runs never overflow it (the default buffer holds 250 entries and then drops new
@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use httpbench_shared::session::RoundBudget;
+use httpbench_shared::PhaseTimes;
 use wasm_bindgen::JsCast;
 use web_sys::{Performance, PerformanceResourceTiming};
 
@@ -14,15 +15,6 @@ use crate::settings::MAX_COUNT;
 
 /// Entries kept beyond a round's requests (the page's own fetches, the import of a file, ...).
 const SLACK: u32 = 64;
-
-/// The connect and time-to-first-byte phases of one request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Phases {
-    /// `connectEnd - connectStart`: zero for a request on a kept-alive connection.
-    pub connect: Duration,
-    /// `responseStart - startTime`.
-    pub ttfb: Duration,
-}
 
 fn performance() -> Option<Performance> {
     web_sys::window()?.performance()
@@ -51,16 +43,23 @@ pub fn entry_name(url: &str) -> String {
 
 /// The phases of the entries named `name`, in the order the requests were made; then clear the buffer.
 /// Entries whose timing is hidden (no `Timing-Allow-Origin`) have a zero `responseStart` and are skipped.
-pub fn collect(name: &str) -> Vec<Phases> {
+/// Over TLS (`secureConnectionStart` set) connect ends where the handshake starts.
+pub fn collect(name: &str) -> Vec<PhaseTimes> {
     let Some(p) = performance() else { return Vec::new() };
     let phases = p
         .get_entries_by_name_with_entry_type(name, "resource")
         .iter()
         .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
         .filter(|e| e.response_start() > 0.0)
-        .map(|e| Phases {
-            connect: ms((e.connect_end() - e.connect_start()).max(0.0)),
-            ttfb: ms((e.response_start() - e.start_time()).max(0.0)),
+        .map(|e| {
+            let secure = e.secure_connection_start();
+            let tls = (secure > 0.0).then(|| ms((e.connect_end() - secure).max(0.0)));
+            let tcp_end = if secure > 0.0 { secure } else { e.connect_end() };
+            PhaseTimes {
+                connect: ms((tcp_end - e.connect_start()).max(0.0)),
+                tls,
+                ttfb: ms((e.response_start() - e.start_time()).max(0.0)),
+            }
         })
         .collect();
     p.clear_resource_timings();

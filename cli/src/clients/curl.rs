@@ -3,7 +3,7 @@
 
 use curl::easy::{Easy2, Handler, WriteError};
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::{ErrorKind, Mode, Outcome};
+use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 
 use super::{Driver, DriverConfig};
 
@@ -80,6 +80,20 @@ impl Driver for CurlDriver {
 
     fn failure_reason(&mut self) -> Option<String> {
         self.last_error.take()
+    }
+
+    fn phases(&mut self) -> Option<PhaseTimes> {
+        let h = self.handle.as_mut()?;
+        // libcurl's times all run from the start of the transfer; on a reused connection the connect and
+        // app-connect times are zero.
+        let (dns, tcp, app, first) = (
+            h.namelookup_time().ok()?,
+            h.connect_time().ok()?,
+            h.appconnect_time().ok()?,
+            h.starttransfer_time().ok()?,
+        );
+        let tls = (self.config.url.scheme() == "https").then(|| app.saturating_sub(tcp));
+        Some(PhaseTimes { connect: tcp.saturating_sub(dns), tls, ttfb: first })
     }
 }
 

@@ -39,6 +39,12 @@ pub trait Driver {
     fn failure_reason(&mut self) -> Option<String> {
         None
     }
+
+    /// How the last ok [`Driver::request`]'s time was spent (connect, TLS handshake, first byte), where the
+    /// client keeps timers (libcurl) or its own clock (raw). Read after the request's latency was taken.
+    fn phases(&mut self) -> Option<httpbench_shared::PhaseTimes> {
+        None
+    }
 }
 
 /// Why a batch ended early.

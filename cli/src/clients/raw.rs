@@ -13,7 +13,7 @@ use rustls::pki_types::ServerName;
 use socket2::{Domain, Protocol, Socket, Type};
 
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::{ErrorKind, Mode, Outcome};
+use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 
 use super::classify::io_kind;
 use super::{Driver, DriverConfig};
@@ -31,6 +31,8 @@ pub struct RawDriver {
     /// the certificate must be valid for. `Err` when it cannot be built: every request then fails as `tls`.
     tls: Option<Result<(Arc<rustls::ClientConfig>, ServerName<'static>), String>>,
     last_error: Option<String>,
+    /// The last ok request's phases, by this client's own clock.
+    phases: Option<PhaseTimes>,
 }
 
 /// A connection: plain TCP, or TLS on it.
@@ -73,6 +75,8 @@ struct Head {
     close: bool,
     /// `HTTP/1.1` on the status line (httparse reads only 1.0 and 1.1).
     http11: bool,
+    /// When the first byte of the response arrived.
+    first_byte: Option<Instant>,
 }
 
 impl RawDriver {
@@ -108,6 +112,7 @@ impl RawDriver {
             buf: vec![0; BUF_BYTES],
             tls,
             last_error: None,
+            phases: None,
         }
     }
 
@@ -151,9 +156,26 @@ impl RawDriver {
     /// connection turned out closed before any byte came back, the normal keep-alive race.
     fn exchange(&mut self, deadline: Instant) -> Result<Outcome, (ErrorKind, bool)> {
         let reused = self.stream.is_some();
+        let start = Instant::now();
+        let (mut connected, mut shaken) = (start, start);
         let mut stream = match self.stream.take() {
             Some(s) => s,
-            None => self.open(deadline).map_err(|k| (k, false))?,
+            None => {
+                let mut s = self.open(deadline).map_err(|k| (k, false))?;
+                connected = Instant::now();
+                if let Conn::Tls(tls) = &mut s {
+                    // The handshake, on its own, so its time is a phase (it would happen with the first write).
+                    let rustls::StreamOwned { conn, sock } = tls.as_mut();
+                    while conn.is_handshaking() {
+                        if let Err(e) = conn.complete_io(sock) {
+                            self.last_error = Some(super::classify::describe(&e));
+                            return Err((io_kind(&e), false));
+                        }
+                    }
+                }
+                shaken = Instant::now();
+                s
+            }
         };
         let mut noted = |e: io::Error| {
             self.last_error = Some(super::classify::describe(&e));
@@ -163,6 +185,11 @@ impl RawDriver {
         let head = read_head(&mut stream, &mut self.buf, deadline, &mut noted)
             .map_err(|(k, nothing)| (k, reused && nothing))?;
         let body = read_body(&mut stream, &mut self.buf, &head, deadline, &mut noted).map_err(|k| (k, false))?;
+        self.phases = Some(PhaseTimes {
+            connect: connected - start,
+            tls: matches!(stream, Conn::Tls(_)).then(|| shaken - connected),
+            ttfb: head.first_byte.map_or(Duration::ZERO, |t| t - start),
+        });
         if self.config.mode == Mode::Reuse && !head.close && head.content_length.is_some() {
             self.stream = Some(stream);
         }
@@ -182,6 +209,10 @@ impl Driver for RawDriver {
 
     fn failure_reason(&mut self) -> Option<String> {
         self.last_error.take()
+    }
+
+    fn phases(&mut self) -> Option<PhaseTimes> {
+        self.phases.take()
     }
 }
 
@@ -234,7 +265,7 @@ fn read_head(
     deadline: Instant,
     noted: &mut Noted<'_>,
 ) -> Result<Head, (ErrorKind, bool)> {
-    let mut filled = 0;
+    let (mut filled, mut first_byte) = (0, None);
     loop {
         if filled == buf.len() {
             return Err((ErrorKind::Protocol, false));
@@ -243,9 +274,13 @@ fn read_head(
         if n == 0 {
             return Err((if filled == 0 { ErrorKind::Reset } else { ErrorKind::Protocol }, filled == 0));
         }
+        if filled == 0 {
+            first_byte = Some(Instant::now());
+        }
         filled += n;
         if let Some((end, mut head)) = parse_head(&buf[..filled]).map_err(|()| (ErrorKind::Protocol, false))? {
             head.buffered_body = filled - end;
+            head.first_byte = first_byte;
             return Ok(head);
         }
     }
@@ -301,6 +336,7 @@ fn parse_head(bytes: &[u8]) -> Result<Option<(usize, Head)>, ()> {
         content_length: None,
         close: response.version == Some(0),
         http11: response.version == Some(1),
+        first_byte: None,
     };
     // Only the three headers this client acts on are decoded; httparse has already trimmed their values.
     for header in response.headers.iter() {

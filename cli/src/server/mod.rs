@@ -56,10 +56,14 @@ pub struct ServeOptions {
     pub tls: bool,
     /// The HTTP versions offered by ALPN over TLS.
     pub http_versions: Vec<httpbench_shared::model::HttpVersion>,
+    /// `--cert`/`--key`: the user's certificate instead of a generated one.
+    pub own_cert: Option<tls::OwnCert>,
 }
 
 /// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
 pub const CA_LINE: &str = "CA certificate: ";
+/// ... or, with `--cert`, this and the certificate file given.
+pub const CERT_LINE: &str = "certificate: ";
 /// ... then this and the server key's SPKI pin.
 pub const PIN_LINE: &str = "SPKI pin: ";
 
@@ -104,13 +108,21 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
         let local = listener.local_addr()?;
         // The CA file lives as long as the server.
         let ca_dir = tempfile::Builder::new().prefix("httpbench-tls-").tempdir()?;
-        let tls = if options.tls { Some(tls::generated(ca_dir.path(), &options.http_versions)?) } else { None };
+        let tls = match (&options.own_cert, options.tls) {
+            (Some(own), _) => Some(own.tls(&options.http_versions)?),
+            (None, true) => Some(tls::generated(ca_dir.path(), &options.http_versions)?),
+            (None, false) => None,
+        };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let base = format!("{scheme}://{}/", display_addr(local));
         let mut out = std::io::stdout().lock();
         writeln!(out, "listening on {base}")?;
         if let Some(t) = &tls {
-            writeln!(out, "{CA_LINE}{}", t.ca_file.display())?;
+            match (&t.ca_file, &options.own_cert) {
+                (Some(ca), _) => writeln!(out, "{CA_LINE}{}", ca.display())?,
+                (None, Some(own)) => writeln!(out, "{CERT_LINE}{}", own.cert_file.display())?,
+                (None, None) => {}
+            }
             writeln!(out, "{PIN_LINE}{}", t.spki_pin)?;
         }
         out.flush()?;

@@ -20,10 +20,71 @@ const NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 pub struct Tls {
     /// Accepts TLS on a TCP connection.
     pub acceptor: tokio_rustls::TlsAcceptor,
-    /// The file holding the CA certificate (PEM).
-    pub ca_file: PathBuf,
+    /// The file holding the CA certificate (PEM); `None` for a certificate of the user's (`--cert`).
+    pub ca_file: Option<PathBuf>,
     /// `sha256/BASE64` of the server key's SubjectPublicKeyInfo.
     pub spki_pin: String,
+}
+
+/// `serve --tls --cert FILE --key FILE`: the user's certificate chain and key, read and checked.
+#[derive(Debug)]
+pub struct OwnCert {
+    /// The chain (PEM), leaf first.
+    pub cert_file: PathBuf,
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    spki_pin: String,
+}
+
+impl Clone for OwnCert {
+    fn clone(&self) -> Self {
+        let (chain, key) = (self.chain.clone(), self.key.clone_key());
+        OwnCert { cert_file: self.cert_file.clone(), chain, key, spki_pin: self.spki_pin.clone() }
+    }
+}
+
+impl OwnCert {
+    /// Read `cert` and `key`; the error names the flag and the file, and says what is wrong with it.
+    pub fn read(cert: &Path, key: &Path) -> Result<OwnCert, String> {
+        use rustls::pki_types::pem::PemObject;
+        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+            .map_err(|e| format!("--cert {}: cannot read it ({e})", cert.display()))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("--cert {}: not a PEM certificate file ({e})", cert.display()))?;
+        if chain.is_empty() {
+            return Err(format!("--cert {}: holds no certificate (expected PEM, leaf first)", cert.display()));
+        }
+        let key_pem =
+            std::fs::read_to_string(key).map_err(|e| format!("--key {}: cannot read it ({e})", key.display()))?;
+        let der = PrivateKeyDer::from_pem_slice(key_pem.as_bytes())
+            .map_err(|e| format!("--key {}: no PEM private key in it ({e})", key.display()))?;
+        // The pin is of the key's public half: the SubjectPublicKeyInfo the certificate carries.
+        let spki = KeyPair::from_pem(&key_pem)
+            .map(|k| k.subject_public_key_info())
+            .map_err(|e| format!("--key {}: a key this server cannot use ({e})", key.display()))?;
+        let own = OwnCert { cert_file: cert.to_path_buf(), chain, key: der, spki_pin: pin(&spki) };
+        server_config(own.chain.clone(), own.key.clone_key(), &[HttpVersion::Http11]).map_err(|e| {
+            format!(
+                "--cert {} --key {}: refused together ({e:#}); is it the key of that certificate?",
+                cert.display(),
+                key.display()
+            )
+        })?;
+        Ok(own)
+    }
+
+    /// The server's TLS set-up from this certificate, ALPN offering `versions`.
+    pub fn tls(&self, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
+        let config = server_config(self.chain.clone(), self.key.clone_key(), versions)?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        Ok(Tls { acceptor, ca_file: None, spki_pin: self.spki_pin.clone() })
+    }
+}
+
+/// `sha256/BASE64` of a SubjectPublicKeyInfo.
+fn pin(spki: &[u8]) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, spki);
+    format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()))
 }
 
 /// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`; ALPN
@@ -32,12 +93,25 @@ pub fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
     let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
     let ca_file = dir.join("httpbench-ca.pem");
     crate::output::write_atomic(&ca_file, &ca_pem)?;
+    let config = server_config(chain, key, versions).context("the generated certificate was refused")?;
+    Ok(Tls {
+        acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        ca_file: Some(ca_file),
+        spki_pin: pin(&spki),
+    })
+}
+
+/// A rustls server configuration for `chain` and `key`, ALPN offering `versions`.
+fn server_config(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    versions: &[HttpVersion],
+) -> anyhow::Result<rustls::ServerConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()?
         .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .context("the generated certificate was refused")?;
+        .with_single_cert(chain, key)?;
     // HTTP/2 first: a client that offers both gets h2, as from any HTTPS server; each client offers only the
     // version its case asks for.
     config.alpn_protocols = [HttpVersion::Http2, HttpVersion::Http11]
@@ -45,9 +119,7 @@ pub fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
         .filter(|v| versions.contains(v))
         .map(|v| if v == HttpVersion::Http2 { b"h2".to_vec() } else { b"http/1.1".to_vec() })
         .collect();
-    let digest = ring::digest::digest(&ring::digest::SHA256, &spki);
-    let spki_pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
-    Ok(Tls { acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)), ca_file, spki_pin })
+    Ok(config)
 }
 
 /// (CA PEM, server chain, server key, server SPKI DER).
@@ -77,7 +149,7 @@ mod tests {
     fn the_generated_ca_is_read_back_and_the_pin_is_a_sha256() {
         let dir = tempfile::tempdir().unwrap();
         let tls = generated(dir.path(), &[HttpVersion::Http11]).unwrap();
-        let ca = CaFile::read(&tls.ca_file).unwrap();
+        let ca = CaFile::read(tls.ca_file.as_ref().unwrap()).unwrap();
         assert_eq!(ca.certs.len(), 1);
         assert!(tls.spki_pin.starts_with("sha256/") && tls.spki_pin.len() == 7 + 44, "{}", tls.spki_pin);
         let e = CaFile::read(&dir.path().join("nope.pem")).unwrap_err();

@@ -75,14 +75,20 @@ fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     out
 }
 
-/// Resource Timing phases, where a browser reported them: how much of a request was connecting and waiting.
+/// Connection phases, where a client reported them (libcurl, raw, the browser's Resource Timing): how much of
+/// a request was connecting, shaking hands and waiting.
 fn phases_notes(rows: &[Row<'_>]) -> Vec<String> {
     use crate::units::duration_ns;
     rows.iter()
         .filter_map(|row| {
             let p = row.case.phases_ns?;
+            let source = match row.report.environment.kind {
+                EnvironmentKind::Browser => "Resource Timing",
+                EnvironmentKind::Native => "phases",
+            };
+            let tls = p.tls_mean.map(|t| format!(", TLS handshake {} mean", duration_ns(t))).unwrap_or_default();
             Some(format!(
-                "note: {}: Resource Timing over {} requests: connect {} mean, time to first byte {} mean.",
+                "note: {}: {source} over {} requests: connect {} mean{tls}, time to first byte {} mean.",
                 row.label,
                 p.samples,
                 duration_ns(p.connect_mean),

@@ -173,10 +173,15 @@ fn phases_average_and_histogram_bins_count_every_ok_request() {
         r.record(&Outcome::response(200, 1), us(v));
     }
     r.record(&Outcome::failed(ErrorKind::Connect, None), us(1));
-    r.record_phases(us(30), us(90));
-    r.record_phases(Duration::ZERO, us(70));
+    r.record_phases(&PhaseTimes { connect: us(30), tls: None, ttfb: us(90) });
+    r.record_phases(&PhaseTimes { connect: Duration::ZERO, tls: None, ttfb: us(70) });
     let p = r.phases().unwrap();
-    assert_eq!((p.samples, p.connect_mean, p.ttfb_mean), (2, 15_000.0, 80_000.0));
+    assert_eq!((p.samples, p.connect_mean, p.ttfb_mean, p.tls_mean), (2, 15_000.0, 80_000.0, None));
+    // Over TLS, the handshake's mean comes from the requests that told it.
+    let mut t = Recorder::new();
+    t.record_phases(&PhaseTimes { connect: us(30), tls: Some(us(300)), ttfb: us(400) });
+    t.record_phases(&PhaseTimes { connect: us(10), tls: Some(us(100)), ttfb: us(200) });
+    assert_eq!(t.phases().unwrap().tls_mean, Some(200_000.0));
     let bins = r.histogram(3);
     assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![3, 0, 1]);
     assert_eq!(bins[0].low_ns, 100_000.0);
