@@ -101,20 +101,30 @@ pub struct BrowserRun {
     pub cpus: Option<Vec<usize>>,
 }
 
-/// Open `page_url` in headless Chromium (on `cpus` only, if given) and wait until the server says it saved a
-/// result (a path on `saved`); the browser report from that file, read once. Bounded by `timeout`,
-/// Chromium's exit and `stop`.
+/// How Chromium is started.
+pub struct Chromium<'a> {
+    /// The binary.
+    pub path: &'a Path,
+    /// The CPUs it may run on (Linux), if placed.
+    pub cpus: Option<&'a [usize]>,
+    /// Over HTTPS: the SPKI pins of the servers' keys, accepted through
+    /// `--ignore-certificate-errors-spki-list` (which Chromium honours only with a `--user-data-dir` of its own,
+    /// as every run here has). Never `--ignore-certificate-errors`: the rest of verification stays on.
+    pub spki_pins: &'a [String],
+}
+
+/// Open `page_url` in headless Chromium and wait until the server says it saved a result (a path on
+/// `saved`); the browser report from that file, read once. Bounded by `timeout`, Chromium's exit and `stop`.
 pub fn run(
-    chromium: &Path,
+    chromium: &Chromium<'_>,
     page_url: &str,
     saved: &Receiver<PathBuf>,
     timeout: Duration,
-    cpus: Option<&[usize]>,
     stop: &AtomicBool,
 ) -> anyhow::Result<BrowserRun> {
     let profile = tempfile::tempdir().context("cannot create a Chromium profile folder")?;
     let log_path = profile.path().join("chromium.log");
-    let mut browser = start(chromium, page_url, profile.path(), &log_path, cpus)?;
+    let mut browser = start(chromium, page_url, profile.path(), &log_path)?;
     let placed = crate::placement::process_cpus(browser.id()).ok();
     let deadline = Instant::now() + timeout;
     loop {
@@ -161,11 +171,16 @@ pub const CHROMIUM_FLAGS: [&str; 9] = [
     "--disable-dev-shm-usage",
 ];
 
-fn start(chromium: &Path, url: &str, profile: &Path, log: &Path, cpus: Option<&[usize]>) -> anyhow::Result<KillOnDrop> {
+fn start(chromium: &Chromium<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
     let log_file = std::fs::File::create(log).context("cannot create Chromium's log file")?;
-    let mut cmd = Command::new(chromium);
-    if let Some(cpus) = cpus {
+    let mut cmd = Command::new(chromium.path);
+    if let Some(cpus) = chromium.cpus {
         crate::placement::pin_command(&mut cmd, cpus).context("cannot place Chromium on its CPUs")?;
+    }
+    if !chromium.spki_pins.is_empty() {
+        // Chromium takes the bare base64 hashes: `sha256/` (the pin's usual spelling) makes it refuse them all.
+        let bare: Vec<&str> = chromium.spki_pins.iter().map(|p| p.trim_start_matches("sha256/")).collect();
+        cmd.arg(format!("--ignore-certificate-errors-spki-list={}", bare.join(",")));
     }
     cmd.args(CHROMIUM_FLAGS)
         .args(["--disable-extensions", "--window-size=1280,2000"])
@@ -174,7 +189,7 @@ fn start(chromium: &Path, url: &str, profile: &Path, log: &Path, cpus: Option<&[
         .stdin(Stdio::null())
         .stdout(log_file.try_clone()?)
         .stderr(log_file);
-    KillOnDrop::spawn(&mut cmd).with_context(|| format!("cannot start {}", chromium.display()))
+    KillOnDrop::spawn(&mut cmd).with_context(|| format!("cannot start {}", chromium.path.display()))
 }
 
 fn tail(log: &Path) -> String {

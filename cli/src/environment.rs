@@ -42,8 +42,8 @@ fn cpu_model() -> Option<String> {
 }
 
 /// CPUs online on the machine (not just those this thread may use: after `--pin` that is one).
-fn cpus_online() -> Option<u32> {
+fn cpus_online() -> Option<u64> {
     // SAFETY: sysconf only reads a system setting.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    u32::try_from(n).ok().filter(|n| *n > 0)
+    u64::try_from(n).ok().filter(|n| *n > 0)
 }

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::{Finished, Header, Matrix, Session};
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
 
@@ -123,6 +124,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
     let server = start_server(options, plan.server_cpu, results.path())?;
+    let h1_target = start_h1_target(options, plan.server_cpu)?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
     let browser_placement = place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
@@ -145,10 +147,14 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let native = measure(options, &url, &stop, header, ca, probe.as_ref());
     let browser = match (&options.browser, &server) {
-        (Some(b), Some(s)) if !native.stopped => Some(run_browser(options, b, s, &url, browser_placement, &stop)),
+        (Some(b), Some(s)) if !native.stopped => {
+            let targets = BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
+            Some(run_browser(options, b, &targets, browser_placement, &stop))
+        }
         _ => None,
     };
     drop(server);
+    drop(h1_target);
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
     if interrupted {
         eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
@@ -203,6 +209,42 @@ fn start_server(
     })
 }
 
+/// For `--browser --tls` with HTTP/1.1 among the versions: a second embedded server that offers only
+/// `http/1.1` by ALPN, the browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and
+/// the first server offers h2).
+fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
+    let wanted = options.tls && options.http_versions.contains(&HttpVersion::Http11);
+    Ok(match &options.browser {
+        Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), "1.1".into()])?),
+        _ => None,
+    })
+}
+
+/// The servers and URL the browser half requests.
+struct BrowserTargets<'a> {
+    /// The embedded server: it serves the page, saves its results, and is the target (HTTP/2 over TLS).
+    server: &'a ChildServer,
+    /// Over TLS, the server offering only HTTP/1.1.
+    h1: Option<&'a ChildServer>,
+    /// The run's target URL on `server`.
+    url: &'a url::Url,
+}
+
+impl BrowserTargets<'_> {
+    /// The URL the page requests for `http`: over TLS the server that offers that version alone.
+    fn target(&self, http: HttpVersion) -> url::Url {
+        match (http, self.h1) {
+            (HttpVersion::Http11, Some(h1)) => h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone()),
+            _ => self.url.clone(),
+        }
+    }
+
+    /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
+    fn pins(&self) -> Vec<String> {
+        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.pin.clone()).collect()
+    }
+}
+
 /// Where Chromium runs for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
 /// process could use before it pinned itself.
 fn place_browser(
@@ -229,29 +271,46 @@ struct BrowserPlacement {
 
 /// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan; the browser
 /// report records where Chromium ran.
+///
+/// Over TLS, the page runs once per HTTP version, each against the target that offers that version alone,
+/// and the runs are one report: the browser negotiates by ALPN, so the listener decides the protocol.
 fn run_browser(
     options: &RunOptions,
     b: &options::BrowserOptions,
-    server: &ChildServer,
-    target: &url::Url,
+    targets: &BrowserTargets<'_>,
     placed: Option<BrowserPlacement>,
     stop: &AtomicBool,
 ) -> anyhow::Result<Report> {
-    let page = browser::PageRun {
-        server: &server.url,
-        target,
-        plan: &options.plan,
-        clients: &b.clients,
-        modes: &options.modes,
-    };
     if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
     }
     let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
-    let run = browser::run(&b.chromium, &page.url(), server.saved_results(), page.timeout(), cpus, stop)?;
-    let mut report = run.report;
+    let versions = if options.tls { options.http_versions.clone() } else { vec![HttpVersion::Http11] };
+    let mut merged: Option<(Report, Option<Vec<usize>>)> = None;
+    for &http in &versions {
+        let target = targets.target(http);
+        let page = browser::PageRun {
+            server: &targets.server.url,
+            target: &target,
+            plan: &options.plan,
+            clients: &b.clients,
+            modes: &options.modes,
+        };
+        let chromium = browser::Chromium { path: &b.chromium, cpus, spki_pins: &targets.pins() };
+        let run = browser::run(&chromium, &page.url(), targets.server.saved_results(), page.timeout(), stop)?;
+        let mut report = run.report;
+        for case in &mut report.cases {
+            case.http_version = http;
+        }
+        match &mut merged {
+            None => merged = Some((report, run.cpus)),
+            Some((all, _)) => all.cases.extend(report.cases),
+        }
+    }
+    let Some((mut report, run_cpus)) = merged else { anyhow::bail!("no HTTP version to run the page with") };
+    report.settings.http_versions = versions;
     if let Some(p) = placed {
-        report.environment.placement = Some(placement::record(p.pin, run.cpus, p.server_cpus));
+        report.environment.placement = Some(placement::record(p.pin, run_cpus, p.server_cpus));
     }
     Ok(report)
 }

@@ -121,9 +121,6 @@ impl RunOptions {
         if a.tls && a.url.is_some() {
             return usage("--tls is for the embedded server; for an https URL give its CA with --cacert FILE");
         }
-        if a.tls && a.browser {
-            return usage("--tls with --browser is not supported yet (issue 15); run --browser over http");
-        }
         let scheme = match (&a.url, a.tls) {
             (Some(url), _) => Some(url.scheme()),
             (None, true) => Some("https"),

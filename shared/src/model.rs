@@ -78,7 +78,7 @@ pub struct Environment {
     /// CPU model name where known (Linux: `/proc/cpuinfo`), else null.
     pub cpu: Option<String>,
     /// Logical CPUs online when the run started, where known.
-    pub cpus_online: Option<u32>,
+    pub cpus_online: Option<u64>,
     /// The browser's `navigator.userAgent`; null for native runs.
     pub user_agent: Option<String>,
     /// The browser's `crossOriginIsolated` flag (fine-grained timer when true); null for native runs.

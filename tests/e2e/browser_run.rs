@@ -247,3 +247,55 @@ fn the_pages_workflow_deploys_what_the_scripts_build() {
     let ensure = std::fs::read_to_string(root().join("scripts/ensure-page.sh")).unwrap();
     assert!(ensure.contains("bash scripts/setup-web.sh") && ensure.contains("bash scripts/build-page.sh"));
 }
+
+/// `run --browser --tls --http both`: the page over HTTPS in headless Chromium, which accepts the generated
+/// certificates by their SPKI pins only (`--ignore-certificate-errors-spki-list`, never
+/// `--ignore-certificate-errors`), runs once per HTTP version against a target that offers that version
+/// alone, and reports both as one browser report: `browser/fetch/reuse/h1`, `.../h2`, ... Its Resource Timing
+/// shows the TLS handshake in fresh cases.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn run_browser_over_tls_measures_h1_and_h2() {
+    let dist = dist();
+    let dir = scratch("run-browser-tls");
+    let combined = dir.join("combined.json");
+    let (code, out, err) = run(&[
+        "run",
+        "--browser",
+        "--tls",
+        "--http",
+        "both",
+        "-n",
+        "40",
+        "--warmup",
+        "4",
+        "--rounds",
+        "2",
+        "--clients",
+        "curl",
+        "--browser-clients",
+        "fetch,xhr",
+        "--page-dir",
+        dist.to_str().unwrap(),
+        "--export-json",
+        combined.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    for label in ["native/curl/fresh/h2", "browser/fetch/reuse/h1", "browser/xhr/fresh/h2"] {
+        assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let browser = &v.as_array().unwrap()[1];
+    validate(browser);
+    assert_eq!(browser["settings"]["tls"], true, "{}", browser["settings"]);
+    assert_eq!(browser["settings"]["http_versions"], serde_json::json!(["1.1", "2"]));
+    assert!(browser["target"]["url"].as_str().unwrap().starts_with("https://127.0.0.1:"), "{}", browser["target"]);
+    let cases = browser["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 8, "two clients, two modes, two versions");
+    for c in cases {
+        assert_eq!(c["ok"], 40, "{c}");
+        if c["mode"] == "fresh" && c["phases_ns"]["samples"].as_u64() > Some(0) {
+            assert!(c["phases_ns"]["tls_mean"].as_f64() > Some(0.0), "a handshake per fresh request: {c}");
+        }
+    }
+}

@@ -200,7 +200,8 @@ fn serve_tls_with_a_certificate_of_ones_own() {
     let pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
     assert!(lines.iter().any(|l| l == &format!("SPKI pin: {pin}")), "{lines:?} vs {pin}");
     let args = ["--clients", TLS_CLIENTS, "-n", "3", "--warmup", "0", "--rounds", "1", "--no-progress"];
-    let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--cacert", ca_file.to_str().unwrap()], &args[..]].concat());
+    let (code, v, err) =
+        run_json(&[&["run", serve.url.as_str(), "--cacert", ca_file.to_str().unwrap()], &args[..]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(cases(&v).iter().all(|c| c["ok"].as_u64() == Some(3)), "{v}");
     // Another key than the certificate's, a missing file, a file that is not PEM, --cert without --key.

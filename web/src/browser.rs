@@ -42,7 +42,7 @@ pub fn environment(clients: &[String]) -> Environment {
         os: navigator.as_ref().and_then(|n| n.platform().ok()).unwrap_or_else(|| "unknown".into()),
         arch: "wasm32".into(),
         cpu: None,
-        cpus_online: navigator.as_ref().map(|n| n.hardware_concurrency() as u32).filter(|n| *n > 0),
+        cpus_online: navigator.as_ref().map(|n| n.hardware_concurrency() as u64).filter(|n| *n > 0),
         user_agent: navigator.as_ref().and_then(|n| n.user_agent().ok()),
         cross_origin_isolated: isolated,
         timer_resolution_ns: resolution(&SystemClock::new(), RESOLUTION_READS).map(|d| d.as_nanos() as f64),

@@ -20,6 +20,8 @@ pub struct ChildServer {
     pub url: Url,
     /// Over HTTPS (`--tls`): the file of the CA that signed its certificate.
     pub ca: Option<PathBuf>,
+    /// Over HTTPS: the SPKI pin of its key (what Chromium is told to accept).
+    pub pin: Option<String>,
     saved: Receiver<PathBuf>,
 }
 
@@ -39,9 +41,12 @@ impl ChildServer {
         let stdout = child.stdout.take().context("the server process has no stdout")?;
         let mut lines = BufReader::new(stdout);
         let url = read_url(&mut lines)?;
-        let ca = match url.scheme() {
-            "https" => Some(read_ca(&mut lines)?),
-            _ => None,
+        let (ca, pin) = match url.scheme() {
+            "https" => (
+                Some(PathBuf::from(read_after(&mut lines, super::CA_LINE)?)),
+                Some(read_after(&mut lines, super::PIN_LINE)?),
+            ),
+            _ => (None, None),
         };
         let (tx, saved) = channel();
         // Ends when the server's stdout closes (the server exited) or the receiver is gone.
@@ -54,7 +59,7 @@ impl ChildServer {
                 }
             }
         });
-        Ok(ChildServer { child, url, ca, saved })
+        Ok(ChildServer { child, url, ca, pin, saved })
     }
 
     /// The child's process id (for CPU placement and diagnostics).
@@ -77,12 +82,13 @@ fn read_url(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<Url> {
     Url::parse(addr).with_context(|| format!("the embedded server printed a bad address {addr:?}"))
 }
 
-/// The CA file an HTTPS server prints after its address.
-fn read_ca(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<PathBuf> {
+/// The next line an HTTPS server prints after its address, which starts with `prefix` (its CA file, then its
+/// key's pin), without the prefix.
+fn read_after(lines: &mut BufReader<ChildStdout>, prefix: &str) -> anyhow::Result<String> {
     let mut line = String::new();
-    lines.read_line(&mut line).context("cannot read the server's CA file")?;
-    match line.trim().strip_prefix(super::CA_LINE) {
-        Some(path) => Ok(PathBuf::from(path)),
-        None => bail!("the embedded server printed {:?} where its CA file was expected", line.trim()),
+    lines.read_line(&mut line).with_context(|| format!("cannot read the server's {prefix:?} line"))?;
+    match line.trim().strip_prefix(prefix) {
+        Some(value) => Ok(value.to_string()),
+        None => bail!("the embedded server printed {:?} where {prefix:?} was expected", line.trim()),
     }
 }

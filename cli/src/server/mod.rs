@@ -264,13 +264,26 @@ where
 }
 
 /// HTTP/2 on a TLS connection that negotiated `h2`: streams served concurrently, on the server's runtime.
+/// `close=1` (a browser's fresh mode) cannot be `Connection: close` in HTTP/2, so it ends the connection
+/// gracefully instead (GOAWAY once the open streams are answered): the browser's next request opens a new one.
 async fn serve_h2<T>(io: TokioIo<T>, state: Arc<State>, tls: Arc<ConnTls>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let service = service_fn(move |req| {
+    let closing = Arc::new(tokio::sync::Notify::new());
+    let asked = closing.clone();
+    let service = service_fn(move |req: Request<Incoming>| {
+        if httpbench_shared::protocol::asks_to_close(req.uri().query()) {
+            asked.notify_one();
+        }
         let (state, tls) = (state.clone(), tls.clone());
         async move { Ok::<_, Infallible>(handle(state, Some(&tls), req).await) }
     });
-    let _ = http2::Builder::new(TokioExecutor::new()).timer(TokioTimer::new()).serve_connection(io, service).await;
+    let conn = http2::Builder::new(TokioExecutor::new()).timer(TokioTimer::new()).serve_connection(io, service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        () = closing.notified() => conn.as_mut().graceful_shutdown(),
+    }
+    let _ = conn.await;
 }
