@@ -2,8 +2,8 @@
 // argument. It speaks httpbench's command-client protocol (README, "Command clients"): read a count n per line
 // on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind>"
 // per request, then "end". reuse = keep-alive (fetch's own pool; an http.Agent with keepAlive); fresh = a new
-// connection per request (fetch has no public way to make a new client, so it sends Connection: close;
-// node:http uses no agent).
+// client per request (for fetch a new undici Agent, reached through the global dispatcher; node:http uses no
+// agent).
 import http from 'node:http';
 import https from 'node:https';
 import readline from 'node:readline';
@@ -26,14 +26,28 @@ function kindOf(e) {
   return 'other';
 }
 
+// Node's fetch runs on its bundled undici, whose global dispatcher (an undici Agent, made by the first fetch)
+// sits under this symbol: the one way to reach the Agent class, which Node does not export.
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
 async function fetchGet() {
-  // No compression (fetch asks for gzip by default); fresh: a new connection per request.
+  // No compression (fetch asks for gzip by default).
   const headers = { 'accept-encoding': 'identity' };
-  if (!reuse) headers.connection = 'close';
   const init = { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs), headers };
-  const r = await fetch(url, init);
-  const body = await r.arrayBuffer();
-  return [r.status, body.byteLength];
+  // Fresh: a new Agent per request, as a new client would be, without a TLS session cache (a shared one
+  // lets every new connection resume: the embedded server counted 6 of 6 resumed). The first request, before
+  // the global dispatcher exists, asks the server to close instead.
+  const Agent = reuse ? undefined : globalThis[GLOBAL_DISPATCHER]?.constructor;
+  const own = Agent ? new Agent({ connect: { maxCachedSessions: 0 } }) : undefined;
+  if (own) init.dispatcher = own;
+  else if (!reuse) headers.connection = 'close';
+  try {
+    const r = await fetch(url, init);
+    const body = await r.arrayBuffer();
+    return [r.status, body.byteLength];
+  } finally {
+    own?.destroy().catch(() => {});
+  }
 }
 
 const lib = url.startsWith('https:') ? https : http;
@@ -58,7 +72,7 @@ function httpGet() {
 }
 
 const clients = {
-  fetch: [fetchGet, `fetch (undici ${process.versions.undici}, Node ${process.version})`],
+  fetch: [fetchGet, `fetch (undici ${process.versions.undici}, Node ${process.version}${reuse ? '' : ', an Agent per request'})`],
   http: [httpGet, `node:http (Node ${process.version}${reuse ? ', keep-alive agent' : ', no agent'})`],
 };
 // The last argument: `node adapter.mjs fetch` and `node -e SOURCE fetch` both end with it.

@@ -11,12 +11,17 @@ my $which = shift // '';
 my $url = $ENV{HTTPBENCH_URL} or die "HTTPBENCH_URL is not set\n";
 my $reuse = ($ENV{HTTPBENCH_MODE} // 'fresh') eq 'reuse';
 my $timeout = $ENV{HTTPBENCH_TIMEOUT} || 10;
+# Over https: the CA file to trust (verification stays on), when httpbench was given one.
+my $ca = $ENV{HTTPBENCH_CACERT};
+my @lwp_tls = $ca ? (ssl_opts => { SSL_ca_file => $ca, verify_hostname => 1 }) : ();
 
 # Each client: load its module (a missing one is reported as unavailable), make a client, get once.
 my %clients = (
     lwp => {
         module => 'LWP::UserAgent',
-        make => sub { LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0, max_redirect => 0) },
+        make => sub {
+            LWP::UserAgent->new(timeout => $timeout, keep_alive => $reuse ? 1 : 0, max_redirect => 0, @lwp_tls);
+        },
         get => \&lwp_get,
         alarm => 1,
     },
@@ -25,6 +30,14 @@ my %clients = (
     curl => { module => 'WWW::Curl::Easy', make => \&curl_new, get => \&curl_get, alarm => 0 },
 );
 my $client = $clients{$which} or die "usage: perl.pl lwp|lite|curl\n";
+if ($which eq 'lite' && $url =~ /^https:/i) {
+    print STDERR "unavailable: HTTP::Lite speaks plain http only\n";
+    exit 3;
+}
+if ($which eq 'lwp' && $url =~ /^https:/i && !eval { require LWP::Protocol::https; 1 }) {
+    print STDERR "unavailable: Perl module LWP::Protocol::https is not installed\n";
+    exit 3;
+}
 unless (eval "require $client->{module}; 1") {
     print STDERR "unavailable: Perl module $client->{module} is not installed\n";
     exit 3;
@@ -130,6 +143,7 @@ sub curl_new {
     $curl->setopt(WWW::Curl::Easy::CURLOPT_NOSIGNAL(), 1);
     $curl->setopt(WWW::Curl::Easy::CURLOPT_NOPROXY(), '*');
     $curl->setopt(WWW::Curl::Easy::CURLOPT_TIMEOUT_MS(), int($timeout * 1000));
+    $curl->setopt(WWW::Curl::Easy::CURLOPT_CAINFO(), $ca) if $ca;
     return $curl;
 }
 

@@ -13,6 +13,8 @@ import urllib.parse
 URL = os.environ["HTTPBENCH_URL"]
 REUSE = os.environ.get("HTTPBENCH_MODE", "fresh") == "reuse"
 TIMEOUT = float(os.environ.get("HTTPBENCH_TIMEOUT", "10"))
+# Over https: the CA file to trust (verification stays on), when httpbench was given one.
+CACERT = os.environ.get("HTTPBENCH_CACERT")
 
 
 # No compression for any client (requests asks for gzip by default).
@@ -57,8 +59,14 @@ class Urllib:
 
         u = urllib.parse.urlsplit(URL)
         self.target = (u.path or "/") + (f"?{u.query}" if u.query else "")
-        make = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
-        self.new = lambda: make(u.hostname, u.port, timeout=TIMEOUT)
+        if u.scheme == "https":
+            import ssl
+
+            # One context, as a program would keep one; sessions are not reused across connections.
+            context = ssl.create_default_context(cafile=CACERT)
+            self.new = lambda: http.client.HTTPSConnection(u.hostname, u.port, timeout=TIMEOUT, context=context)
+        else:
+            self.new = lambda: http.client.HTTPConnection(u.hostname, u.port, timeout=TIMEOUT)
         self.conn = None
         self.version = f"http.client (Python {sys.version.split()[0]})"
 
@@ -94,7 +102,9 @@ class Requests:
 
     def get(self):
         get = self.session.get if self.session else self.requests.get
-        r = get(URL, timeout=TIMEOUT, allow_redirects=False, proxies={"http": None, "https": None}, headers=IDENTITY)
+        proxies = {"http": None, "https": None}
+        verify = CACERT or True
+        r = get(URL, timeout=TIMEOUT, allow_redirects=False, proxies=proxies, headers=IDENTITY, verify=verify)
         return r.status_code, len(r.content)
 
 

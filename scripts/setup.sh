@@ -7,7 +7,7 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # System libraries for the clients (libcurl), Perl and the seed script's modules (for the Perl tests).
-APT_PACKAGES=(pkg-config libssl-dev libcurl4-openssl-dev perl libwww-perl libhttp-lite-perl libwww-curl-perl)
+APT_PACKAGES=(pkg-config libssl-dev libcurl4-openssl-dev perl libwww-perl liblwp-protocol-https-perl libhttp-lite-perl libwww-curl-perl)
 if [ -n "${HTTPBENCH_EXTRA_APT:-}" ]; then
   read -r -a extra <<<"$HTTPBENCH_EXTRA_APT"
   APT_PACKAGES+=("${extra[@]}")

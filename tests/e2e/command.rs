@@ -240,3 +240,33 @@ fn a_batch_longer_than_the_timeout_is_answered_as_it_goes_not_stopped() {
         assert!(c["wall_secs"].as_f64().unwrap() >= 6.0, "{client}: {c}");
     }
 }
+
+/// Command clients over HTTPS (`run --tls`): each adapter is handed the embedded server's CA
+/// (`HTTPBENCH_CACERT`, and `NODE_EXTRA_CA_CERTS` for Node) and verifies against it; fresh makes a full
+/// handshake per request, counted by the server, reuse none in its rounds. HTTP::Lite has no TLS: it is
+/// reported unavailable with that reason, and the others run.
+#[test]
+#[ignore = "needs Perl's LWP, HTTP::Lite and WWW::Curl, python3 and node (scripts/setup.sh; scripts/test.sh runs it)"]
+fn every_builtin_adapter_speaks_https_when_given_the_ca() {
+    let mut clients: Vec<&str> = BUILTINS.iter().map(|(c, _)| *c).collect();
+    if !python_has_requests() {
+        clients.retain(|c| *c != "python-requests");
+    }
+    let list = clients.join(",");
+    let args = ["run", "--tls", "--clients", &list, "-n", "6", "--warmup", "2", "--rounds", "2", "--no-progress"];
+    let (code, v, err) = run_json(&args);
+    assert_eq!(code, 1, "perl-lite cannot run, the others can: {err}");
+    for client in clients {
+        for c in cases(&v).iter().filter(|c| c["client"] == client) {
+            if client == "perl-lite" {
+                let reason = c["aborted"].as_str().unwrap_or_default();
+                assert!(reason.contains("HTTP::Lite speaks plain http only"), "{c}");
+                continue;
+            }
+            assert_eq!(c["ok"].as_u64(), Some(6), "{client}: {c}");
+            let full = if c["mode"] == "fresh" { 6 } else { 0 };
+            assert_eq!(c["tls_full_handshakes"].as_u64(), Some(full), "{client}: {c}");
+            assert_eq!(c["tls_resumed_handshakes"].as_u64(), Some(0), "{client}: {c}");
+        }
+    }
+}

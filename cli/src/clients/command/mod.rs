@@ -69,6 +69,11 @@ impl Spec {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(ca) = &config.cacert {
+            // Over https, the CA to trust: the adapters hand it to their libraries (verification stays on);
+            // Node reads its own variable at start, for fetch and https alike.
+            cmd.env("HTTPBENCH_CACERT", &ca.path).env("NODE_EXTRA_CA_CERTS", &ca.path);
+        }
         cmd
     }
 
