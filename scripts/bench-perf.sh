@@ -13,16 +13,20 @@
 #   6. the page, when it is built: gzip size of wasm + JS + CSS (goal <= 200 KB), and in headless Chromium the
 #      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95), with
 #      Chromium on one CPU and placed freely, and a trace's split of where each request's time goes
-# Usage: scripts/bench-perf.sh [ROUNDS]   (default 5); SECTIONS="1 3" runs only those figures (default all six)
+#   7. figure 1 by counts: system calls and instructions per request
+#   8. the embedded server over TLS vs nginx over TLS, one certificate for both: HTTP/1.1 (wrk -c16 -t2, -c1
+#      -t1) and HTTP/2 (h2load -c16 -m1, -c1 -m1) (goals >= 1.0 at c16, >= 0.95 at c1)
+# Usage: scripts/bench-perf.sh [ROUNDS]   (default 5); SECTIONS="1 3" runs only those figures (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
-SECTIONS=${SECTIONS:-1 2 3 4 5 6 7}
+SECTIONS=${SECTIONS:-1 2 3 4 5 6 7 8}
 case $ROUNDS in '' | *[!0-9]* | 0) echo "error: ROUNDS '$ROUNDS' is not a positive whole number (e.g. 5)" >&2; exit 2 ;; esac
 for s in $SECTIONS; do
-  case $s in [1-7]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-7, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
+  case $s in [1-8]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-8, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
 done
-HTTPBENCH_EXTRA_APT="nginx-light wrk gcc strace valgrind" bash scripts/setup.sh
+# nghttp2-client: h2load (figure 8); openssl: the certificate both TLS servers of figure 8 serve.
+HTTPBENCH_EXTRA_APT="nginx-light wrk gcc strace valgrind nghttp2-client openssl" bash scripts/setup.sh
 cargo build --release -p httpbench --quiet
 BIN=$PWD/target/release/httpbench
 SEED=$(cd .. && pwd)/shared/www_bench.pl
@@ -245,6 +249,59 @@ PY
   echo "  raw's most frequent system calls, $n2 requests ($mode):" \
     "$(awk 'NR > 2 && $NF != "total" && $4 ~ /^[0-9]+$/ { print $4, $NF }' "$work/strace-$mode.txt" | sort -rn | head -6 | tr '\n' ' ')"
 done
+}
+
+section_8() {
+# One self-signed ECDSA P-256 certificate (the key type `serve --tls` generates) for both servers, so the
+# handshakes cost the same; each server one thread on CPU 1. wrk offers no ALPN (HTTP/1.1); h2load offers h2.
+# The load tools do not verify certificates; the clients under test always do (figure 8 measures servers).
+echo; echo "== 8. the embedded server over TLS vs nginx over TLS (wrk for HTTP/1.1, h2load for HTTP/2, 5 s per run)"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -addext subjectAltName=IP:127.0.0.1 -keyout "$work/tls-key.pem" -out "$work/tls-cert.pem" 2>/dev/null
+chmod a+r "$work/tls-key.pem" "$work/tls-cert.pem"
+$C1 "$BIN" serve --port 0 --threads 1 --quiet --tls --cert "$work/tls-cert.pem" --key "$work/tls-key.pem" \
+  --results-dir "$work/results" >"$work/serve-tls.out" &
+pids+=($!)
+for _ in $(seq 50); do grep -q listening "$work/serve-tls.out" 2>/dev/null && break; sleep 0.1; done
+local emb ngx_port
+emb=$(sed -n 's/^listening on //p' "$work/serve-tls.out")
+ngx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir -p "$work/nginx-tls"
+cat >"$work/nginx-tls/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $work/nginx-tls/nginx.pid;
+error_log $work/nginx-tls/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 10000000;
+  http2_max_requests 10000000;
+  client_body_temp_path $work/nginx-tls; proxy_temp_path $work/nginx-tls; fastcgi_temp_path $work/nginx-tls;
+  uwsgi_temp_path $work/nginx-tls; scgi_temp_path $work/nginx-tls;
+  server {
+    listen 127.0.0.1:$ngx_port ssl http2;
+    ssl_certificate $work/tls-cert.pem;
+    ssl_certificate_key $work/tls-key.pem;
+    root $work/www;
+  }
+}
+CONF
+$C1 "$(command -v nginx || echo /usr/sbin/nginx)" -c "$work/nginx-tls/nginx.conf" -e "$work/nginx-tls/error.log" &
+pids+=($!)
+local ngx="https://127.0.0.1:$ngx_port/"
+for _ in $(seq 50); do curl -sfk "$ngx" >/dev/null 2>&1 && break; sleep 0.1; done
+echo "embedded server $emb, nginx $ngx (both TLS, one certificate)"
+wrk_rate() { $C0 wrk "$@" | awk '/Requests\/sec/ { print $2 }'; }
+h2_rate() { $C0 h2load -t1 -D 5 "$@" 2>/dev/null | awk '/^finished in/ { gsub(",", "", $4); print $4 }'; }
+for r in $(seq "$ROUNDS"); do
+  echo "$(wrk_rate -c16 -t2 -d5s "$emb") $(wrk_rate -c16 -t2 -d5s "$ngx") $(wrk_rate -c1 -t1 -d5s "$emb") $(wrk_rate -c1 -t1 -d5s "$ngx")" \
+    "$(h2_rate -c16 -m1 "$emb") $(h2_rate -c16 -m1 "$ngx") $(h2_rate -c1 -m1 "$emb") $(h2_rate -c1 -m1 "$ngx")"
+done | awk '{ for (i = 1; i <= 8; i++) t[i] += $i
+    printf "round %d: h1 c16 %.0f vs %.0f (%.2f) c1 %.0f vs %.0f (%.2f) | h2 c16 %.0f vs %.0f (%.2f) c1 %.0f vs %.0f (%.2f)\n",
+      NR, $1, $2, $1/$2, $3, $4, $3/$4, $5, $6, $5/$6, $7, $8, $7/$8 }
+  END { printf "mean: h1 c16 %.2fx nginx, c1 %.2fx; h2 c16 %.2fx nginx, c1 %.2fx (goals >= 1.0 at c16, >= 0.95 at c1)\n",
+      t[1]/t[2], t[3]/t[4], t[5]/t[6], t[7]/t[8] }'
 }
 
 for s in $SECTIONS; do "section_$s"; done
