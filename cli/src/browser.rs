@@ -174,6 +174,8 @@ pub const CHROMIUM_FLAGS: [&str; 9] = [
 fn start(chromium: &Chromium<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
     let log_file = std::fs::File::create(log).context("cannot create Chromium's log file")?;
     let mut cmd = Command::new(chromium.path);
+    // Killed with httpbench even when httpbench itself is killed (a test's timeout once left one running).
+    crate::child::die_with_parent(&mut cmd);
     if let Some(cpus) = chromium.cpus {
         crate::placement::pin_command(&mut cmd, cpus).context("cannot place Chromium on its CPUs")?;
     }

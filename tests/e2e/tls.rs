@@ -77,7 +77,6 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
     }
     for (args, says) in [
         (&["run", "https://127.0.0.1:9/", "--tls"][..], "--tls is for the embedded server"),
-        (&["run", "--tls", "--browser"][..], "--tls with --browser is not supported yet"),
         (&["run", "--http", "2"][..], "--http 2: HTTP/2 is measured over TLS only"),
         (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 is measured over TLS only"),
         (&["run", "--tls", "--http", "3"][..], "'3'"),
