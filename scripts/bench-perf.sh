@@ -276,7 +276,6 @@ events { worker_connections 4096; }
 http {
   access_log off;
   keepalive_requests 10000000;
-  http2_max_requests 10000000;
   client_body_temp_path $work/nginx-tls; proxy_temp_path $work/nginx-tls; fastcgi_temp_path $work/nginx-tls;
   uwsgi_temp_path $work/nginx-tls; scgi_temp_path $work/nginx-tls;
   server {
