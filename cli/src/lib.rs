@@ -197,7 +197,13 @@ fn start_server(
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
     if options.tls {
-        extra.push("--tls".into());
+        // ALPN offers the versions the run asks for (clients offer only their case's version anyway).
+        let http = match options.http_versions.as_slice() {
+            [HttpVersion::Http11] => "1.1",
+            [HttpVersion::Http2] => "2",
+            _ => "both",
+        };
+        extra.extend(["--tls".into(), "--http".into(), http.into()]);
     }
     if let Some(b) = &options.browser {
         extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
@@ -209,11 +215,11 @@ fn start_server(
     })
 }
 
-/// For `--browser --tls` with HTTP/1.1 among the versions: a second embedded server that offers only
-/// `http/1.1` by ALPN, the browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and
-/// the first server offers h2).
+/// For `--browser --tls --http both`: a second embedded server that offers only `http/1.1` by ALPN, the
+/// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
+/// offers h2 too). With one version the first server offers only that one.
 fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
-    let wanted = options.tls && options.http_versions.contains(&HttpVersion::Http11);
+    let wanted = options.tls && options.http_versions.len() > 1;
     Ok(match &options.browser {
         Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), "1.1".into()])?),
         _ => None,
@@ -300,6 +306,13 @@ fn run_browser(
         let run = browser::run(&chromium, &page.url(), targets.server.saved_results(), page.timeout(), stop)?;
         let mut report = run.report;
         for case in &mut report.cases {
+            // The page reports the version Resource Timing saw (HTTP/1.1 when it saw no entry): the target
+            // offers only `http`, so another one is a fault, kept in the report.
+            let seen = case.phases_ns.is_some_and(|p| p.samples > 0);
+            if seen && case.http_version != http {
+                let reason = format!("the browser spoke {} to a target that offers only {http}", case.http_version);
+                case.aborted.get_or_insert(reason);
+            }
             case.http_version = http;
         }
         match &mut merged {

@@ -208,6 +208,8 @@ struct CaseState {
     aborted: Option<String>,
     /// The first reason given for each kind of failure.
     reasons: Vec<(ErrorKind, String)>,
+    /// The HTTP version a browser reported its responses came over (it negotiates, nobody asks it).
+    observed_http: Option<HttpVersion>,
     /// Handshakes the server saw during this case's rounds, by (TLS version, cipher suite); `None` until the
     /// front end reported any (it can only for its own server).
     handshakes: Option<Vec<Handshakes>>,
@@ -242,6 +244,7 @@ impl Session {
                 aborted: None,
                 reasons: Vec::new(),
                 handshakes: None,
+                observed_http: None,
             })
             .collect();
         let order = plan.order(cases.len());
@@ -343,6 +346,15 @@ impl Session {
         }
     }
 
+    /// The HTTP version case `case`'s responses came over, as a browser tells it (Resource Timing's
+    /// `nextHopProtocol`): a browser negotiates by ALPN on its own, so its case reports what it saw, the first
+    /// report kept.
+    pub fn observe_http(&mut self, case: usize, seen: HttpVersion) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.observed_http.get_or_insert(seen);
+        }
+    }
+
     /// Add the TLS handshakes the server saw during one of case `case`'s rounds (none at all is a count too:
     /// a reused connection made its handshake in the warm-up).
     pub fn record_handshakes(&mut self, case: usize, seen: &[Handshakes]) {
@@ -413,6 +425,16 @@ impl Session {
             self.cases.iter().filter(|c| c.recorder.iterations() > 0 || c.aborted.is_some()).collect();
         let tls = self.matrix.tls;
         let cases: Vec<Case> = measured.iter().map(|c| c.case(tls)).collect();
+        let mut settings = settings;
+        if measured.iter().any(|c| c.observed_http.is_some()) {
+            // A browser's cases ran over what it negotiated: the versions seen, in case order.
+            settings.http_versions.clear();
+            for c in &cases {
+                if !settings.http_versions.contains(&c.http_version) {
+                    settings.http_versions.push(c.http_version);
+                }
+            }
+        }
         let histograms = measured
             .iter()
             .map(|c| CaseHistogram { key: c.key.clone(), bins: c.recorder.histogram(HISTOGRAM_BINS) })
@@ -441,7 +463,7 @@ impl CaseState {
     fn case(&self, tls: bool) -> Case {
         let seen = self.handshakes.as_deref().filter(|_| tls);
         Case {
-            http_version: self.key.http,
+            http_version: self.observed_http.unwrap_or(self.key.http),
             tls: seen.and_then(suite),
             tls_full_handshakes: seen.map(|s| s.iter().map(|h| h.full).sum()),
             tls_resumed_handshakes: seen.map(|s| s.iter().map(|h| h.resumed).sum()),

@@ -294,6 +294,8 @@ fn run_browser_over_tls_measures_h1_and_h2() {
     assert_eq!(cases.len(), 8, "two clients, two modes, two versions");
     for c in cases {
         assert_eq!(c["ok"], 40, "{c}");
+        // The page saw (Resource Timing's nextHopProtocol) the version its target offered alone.
+        assert!(c["aborted"].is_null(), "{c}");
         if c["mode"] == "fresh" && c["phases_ns"]["samples"].as_u64() > Some(0) {
             assert!(c["phases_ns"]["tls_mean"].as_f64() > Some(0.0), "a handshake per fresh request: {c}");
         }

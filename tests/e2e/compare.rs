@@ -83,3 +83,21 @@ fn hostile_result_files_are_refused_by_name() {
     assert_eq!(code, 2);
     assert!(err.contains("huge.json") && err.contains("too large"), "{err}");
 }
+
+/// A result file of the version-1 layout (written before HTTP versions and TLS) still compares, as HTTP/1.1
+/// in plaintext, next to a version-2 run over TLS with both HTTP versions.
+#[test]
+fn a_version_1_file_compares_with_a_version_2_run() {
+    let dir = scratch("compare-v1");
+    let v1 = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/data/v1-report.json");
+    let v2 = dir.join("tls.json");
+    export_run(&v2, &["--tls", "--http", "both", "-n", "10", "--warmup", "0", "--clients", "curl", "--mode", "reuse"]);
+    let (code, out, err) = run(&["compare", v1.to_str().unwrap(), v2.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((reports[0]["schema_version"].as_u64(), reports[1]["schema_version"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(reports[0]["cases"][0]["http_version"], "1.1");
+    let (code, out, err) = run(&["compare", v1.to_str().unwrap(), v2.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("v1-report/raw/fresh/h1") && out.contains("tls/curl/reuse/h2"), "{out}");
+}

@@ -220,8 +220,12 @@ impl Runner<'_> {
         }
         let wall = self.clock.now() - start;
         self.session.end_round(index, wall, None);
-        for phases in crate::timing::collect(&case.entry_name) {
-            self.session.record_phases(index, &phases);
+        let (phases, seen) = crate::timing::collect(&case.entry_name);
+        for p in &phases {
+            self.session.record_phases(index, p);
+        }
+        if let Some(version) = seen {
+            self.session.observe_http(index, version);
         }
     }
 

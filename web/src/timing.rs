@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::RoundBudget;
 use httpbench_shared::PhaseTimes;
 use wasm_bindgen::JsCast;
@@ -41,16 +42,21 @@ pub fn entry_name(url: &str) -> String {
     web_sys::Url::new(url).map(|u| u.href()).unwrap_or_else(|_| url.to_string())
 }
 
-/// The phases of the entries named `name`, in the order the requests were made; then clear the buffer.
-/// Entries whose timing is hidden (no `Timing-Allow-Origin`) have a zero `responseStart` and are skipped.
-/// Over TLS (`secureConnectionStart` set) connect ends where the handshake starts.
-pub fn collect(name: &str) -> Vec<PhaseTimes> {
-    let Some(p) = performance() else { return Vec::new() };
-    let phases = p
+/// The phases of the entries named `name`, in the order the requests were made, and the HTTP version the
+/// first of them came over (`nextHopProtocol`); then clear the buffer. Entries whose timing is hidden (no
+/// `Timing-Allow-Origin`) have a zero `responseStart` and are skipped. Over TLS (`secureConnectionStart` set)
+/// connect ends where the handshake starts.
+pub fn collect(name: &str) -> (Vec<PhaseTimes>, Option<HttpVersion>) {
+    let Some(p) = performance() else { return (Vec::new(), None) };
+    let entries: Vec<PerformanceResourceTiming> = p
         .get_entries_by_name_with_entry_type(name, "resource")
         .iter()
         .filter_map(|entry| entry.dyn_into::<PerformanceResourceTiming>().ok())
         .filter(|e| e.response_start() > 0.0)
+        .collect();
+    let seen = entries.first().and_then(|e| HttpVersion::from_alpn(&e.next_hop_protocol()));
+    let phases = entries
+        .iter()
         .map(|e| {
             let secure = e.secure_connection_start();
             let tls = (secure > 0.0).then(|| ms((e.connect_end() - secure).max(0.0)));
@@ -63,7 +69,7 @@ pub fn collect(name: &str) -> Vec<PhaseTimes> {
         })
         .collect();
     p.clear_resource_timings();
-    phases
+    (phases, seen)
 }
 
 fn ms(v: f64) -> Duration {

@@ -283,3 +283,21 @@ fn a_response_over_another_http_version_is_a_protocol_error_with_its_reason() {
     assert_eq!(c.tls.as_deref(), Some("TLSv1.3 X"));
     assert_eq!((c.tls_full_handshakes, c.tls_resumed_handshakes), (Some(2), Some(2)));
 }
+
+#[test]
+fn a_browser_case_reports_the_http_version_it_saw() {
+    let matrix = Matrix::new(EnvironmentKind::Browser, vec!["fetch".into(), "xhr".into()], vec![Mode::Reuse]);
+    let mut session = Session::new(plan(Budget::Count(1), 0, 1, false), matrix, None);
+    for case in 0..2 {
+        let Step::Round { case: c, .. } = session.next_step() else { panic!("a round") };
+        assert_eq!(c, case);
+        session.record(c, &Outcome::response(200, 1), Duration::from_millis(1));
+        session.end_round(c, Duration::from_millis(1), None);
+    }
+    session.observe_http(0, HttpVersion::Http2);
+    session.observe_http(0, HttpVersion::Http11);
+    let report = session.finish(header()).report;
+    let cases = report.cases;
+    assert_eq!((cases[0].http_version, cases[1].http_version), (HttpVersion::Http2, HttpVersion::Http11));
+    assert_eq!(report.settings.http_versions, [HttpVersion::Http2, HttpVersion::Http11], "the versions seen");
+}
