@@ -16,7 +16,9 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// take their defaults).
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
+mod http;
 mod placement;
+pub use http::HttpVersion;
 pub use placement::{Pin, Placement};
 
 /// One benchmark run: where it ran, what it measured, and one [`Case`] per (client, mode).
@@ -164,53 +166,6 @@ pub struct Settings {
 
 fn http11_only() -> Vec<HttpVersion> {
     vec![HttpVersion::Http11]
-}
-
-/// An HTTP version a case asks for and its responses are checked to come over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum HttpVersion {
-    /// HTTP/1.1.
-    #[default]
-    #[serde(rename = "1.1")]
-    Http11,
-    /// HTTP/2, negotiated by ALPN over TLS.
-    #[serde(rename = "2")]
-    Http2,
-}
-
-impl HttpVersion {
-    /// `1.1` or `2`, as reports write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpVersion::Http11 => "1.1",
-            HttpVersion::Http2 => "2",
-        }
-    }
-
-    /// `h1` or `h2`, the suffix of a case name when more than one version runs.
-    pub fn short(self) -> &'static str {
-        match self {
-            HttpVersion::Http11 => "h1",
-            HttpVersion::Http2 => "h2",
-        }
-    }
-
-    /// The version of an ALPN protocol id or a Resource Timing `nextHopProtocol` (`http/1.1`, `h2`); `None`
-    /// for anything else (`http/1.0`, `h3`, an empty string).
-    pub fn from_alpn(id: &str) -> Option<HttpVersion> {
-        match id {
-            "http/1.1" => Some(HttpVersion::Http11),
-            "h2" => Some(HttpVersion::Http2),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for HttpVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP/{}", self.as_str())
-    }
 }
 
 fn one() -> u32 {

@@ -28,16 +28,21 @@ enum Leaf {
     SelfSigned,
 }
 
-/// A TLS server on 127.0.0.1 presenting `leaf` and answering `ok` to anything; the CA file (PEM) to give
-/// clients; the acceptor that keeps it running.
-fn tls_fault_server(leaf: Leaf, dir: &std::path::Path) -> (String, PathBuf, Acceptor) {
+/// A certificate authority: its certificate, and the issuer that signs with it.
+fn authority() -> (rcgen::Certificate, Issuer<'static, KeyPair>) {
     let ca_key = KeyPair::generate().unwrap();
     let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     // Names of their own: a leaf with its issuer's name would look self-signed to OpenSSL.
-    ca.distinguished_name.push(rcgen::DnType::CommonName, "httpbench fault CA");
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "httpbench test CA");
     let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca, ca_key);
+    (ca_cert, Issuer::new(ca, ca_key))
+}
+
+/// A TLS server on 127.0.0.1 presenting `leaf` and answering `ok` to anything; the CA file (PEM) to give
+/// clients; the acceptor that keeps it running.
+fn tls_fault_server(leaf: Leaf, dir: &std::path::Path) -> (String, PathBuf, Acceptor) {
+    let (ca_cert, issuer) = authority();
     let key = KeyPair::generate().unwrap();
     let (names, expired) = match leaf {
         Leaf::OtherName => (vec!["other.test".to_string()], false),
@@ -178,12 +183,7 @@ fn a_server_that_stalls_mid_handshake_is_a_timeout_within_the_timeout() {
 fn serve_tls_with_a_certificate_of_ones_own() {
     use base64::Engine;
     let dir = scratch("tls-own-cert");
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name.push(rcgen::DnType::CommonName, "my CA");
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca, ca_key);
+    let (ca_cert, issuer) = authority();
     let key = KeyPair::generate().unwrap();
     let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
     leaf.distinguished_name.push(rcgen::DnType::CommonName, "my server");
