@@ -133,13 +133,6 @@ impl RunOptions {
                 a.http
             ));
         }
-        if let Some(scheme) = scheme {
-            if let Some(c) = clients.iter().find(|c| !c.supports_scheme(scheme)) {
-                return usage(format!(
-                    "--clients: {c} cannot fetch {scheme}:// URLs (it speaks plain http); drop it or use plain http"
-                ));
-            }
-        }
         let modes = a.mode.modes();
         let http_versions = a.http.versions();
         let plan = plan(a, clients.len() * modes.len() * http_versions.len())?;

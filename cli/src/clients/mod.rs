@@ -143,11 +143,6 @@ impl ClientKind {
         native_clients().filter(|c| c.default).filter_map(|c| Self::from_name(c.name)).collect()
     }
 
-    /// Whether the client can fetch this URL's scheme.
-    pub fn supports_scheme(self, scheme: &str) -> bool {
-        scheme == "http" || scheme == "https"
-    }
-
     /// The library version recorded in the report.
     pub fn version(self) -> String {
         match self {
@@ -197,14 +192,6 @@ impl Client {
         match self {
             Client::Lib(k) => k.name(),
             Client::Command(s) => &s.name,
-        }
-    }
-
-    /// Whether it can fetch this URL's scheme (a command client is taken at its word).
-    pub fn supports_scheme(&self, scheme: &str) -> bool {
-        match self {
-            Client::Lib(k) => k.supports_scheme(scheme),
-            Client::Command(_) => scheme == "http" || scheme == "https",
         }
     }
 
