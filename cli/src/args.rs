@@ -74,9 +74,21 @@ pub struct RunArgs {
     /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
     #[arg(long, value_enum, default_value_t = Modes::Both)]
     pub mode: Modes,
-    /// Requests before measuring each case, excluded from every figure.
+    /// Requests before measuring each case, excluded from every figure (split among a case's requests in
+    /// flight).
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub warmup: u64,
+    /// Requests in flight per case (1 = sequential). A list (1,4,16) scans: one case per level. Blocking
+    /// clients use a thread and a client each, reqwest-async tasks on one client, curl-multi one multi handle.
+    #[arg(short = 'c', long, value_name = "N[,N...]", default_value = "1")]
+    pub concurrency: String,
+    /// Response body sizes to ask the embedded server for (bytes; k = 1024, m = 1048576), e.g. 0,1k,64k,1m:
+    /// one case per size, and bytes per second in the report.
+    #[arg(long, value_name = "SIZE[,SIZE...]")]
+    pub body_size: Option<String>,
+    /// Think time of the embedded server before each answer (e.g. 5ms; 0 for none); a list scans.
+    #[arg(long, value_name = "TIME[,TIME...]")]
+    pub server_delay: Option<String>,
     /// Per-request timeout in seconds.
     #[arg(long, default_value = "10", value_name = "SECS", value_parser = usage::parse_timeout)]
     pub timeout: Duration,

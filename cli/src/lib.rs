@@ -140,9 +140,9 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         target: Target { url: url.to_string(), embedded_server: options.url.is_none() },
     };
     let ca = trusted_ca(options, server.as_ref())?;
-    // The embedded server's handshake tally, read around each round (outside its timing).
-    let probe = match (&server, &ca, options.tls) {
-        (Some(s), Some(ca), true) => Some(server::handshakes::Probe::new(&s.url, ca)?),
+    // The embedded server's counters, read around each round (outside its timing), when it is the target.
+    let probe = match (&server, options.url.is_none()) {
+        (Some(s), true) => Some(server::probe::Probe::new(&s.url, ca.as_deref())?),
         _ => None,
     };
     let native = measure(options, &url, &stop, header, ca, probe.as_ref());
@@ -348,7 +348,7 @@ fn measure(
     stop: &AtomicBool,
     mut header: Header,
     cacert: Option<Arc<clients::tls::CaFile>>,
-    probe: Option<&server::handshakes::Probe>,
+    probe: Option<&server::probe::Probe>,
 ) -> Finished {
     let matrix = Matrix {
         environment: EnvironmentKind::Native,
@@ -356,6 +356,9 @@ fn measure(
         modes: options.modes.clone(),
         http_versions: options.http_versions.clone(),
         tls: url.scheme() == "https",
+        body_sizes: options.load.body_sizes.clone(),
+        server_delays_ms: options.load.server_delays_ms.clone(),
+        concurrency: options.load.concurrency.clone(),
     };
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
@@ -366,20 +369,24 @@ fn measure(
             drivers.push(Box::new(clients::Broken));
             continue;
         };
+        let target = httpbench_shared::protocol::load_url(url.as_str(), key.body_bytes, key.server_delay_ms);
         let config = clients::DriverConfig {
-            url: url.clone(),
+            // The embedded server's own URL with a path and a query added: it parses.
+            url: url::Url::parse(&target).unwrap_or_else(|_| url.clone()),
             mode: key.mode,
             timeout: options.timeout,
             cacert: cacert.clone(),
             http: key.http,
         };
-        drivers.push(client.driver(&config, stop, &progress.printer()));
+        drivers.push(client.driver(&config, key.concurrency as usize, stop, &progress.printer()));
     }
     let clock = SystemClock::new();
     let cpu = cpu::process_cpu;
-    let read_handshakes = probe.map(|p| move || p.read());
+    let read_handshakes = probe.filter(|p| p.is_tls()).map(|p| move || p.handshakes());
     let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
-    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes };
+    let read_connections = probe.map(|p| move || p.connections());
+    let connections = read_connections.as_ref().map(|f| f as &dyn Fn() -> _);
+    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections };
     runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();
     for (key, driver) in session.cases().into_iter().zip(&mut drivers) {

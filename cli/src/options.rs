@@ -50,6 +50,54 @@ pub struct RunOptions {
     pub pin: Option<Pin>,
     /// The browser half of the run, with `--browser`.
     pub browser: Option<BrowserOptions>,
+    /// `-c`, `--body-size`, `--server-delay`: the load dimensions of the cases.
+    pub load: Load,
+}
+
+/// The load dimensions: every combination of their values is a case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Load {
+    /// `-c`: requests in flight per case.
+    pub concurrency: Vec<u32>,
+    /// `--body-size`: body sizes asked of the embedded server; `[None]` without the flag.
+    pub body_sizes: Vec<Option<u64>>,
+    /// `--server-delay`: think times asked of the embedded server, in ms; `[None]` without the flag.
+    pub server_delays_ms: Vec<Option<u64>>,
+}
+
+impl Load {
+    /// How many combinations the dimensions make.
+    pub fn combinations(&self) -> usize {
+        self.concurrency.len() * self.body_sizes.len() * self.server_delays_ms.len()
+    }
+}
+
+/// `-c`, `--body-size` and `--server-delay`, checked: sizes and delays ask the embedded server, so they
+/// cannot go with a URL.
+fn load(a: &RunArgs) -> Result<Load, Usage> {
+    use httpbench_shared::protocol::{parse_concurrency, parse_delays, parse_sizes};
+    let concurrency = parse_concurrency(&a.concurrency).map_err(|e| Usage(format!("-c/--concurrency: {e}")))?;
+    let body_sizes = match &a.body_size {
+        Some(list) => {
+            parse_sizes(list).map_err(|e| Usage(format!("--body-size: {e}")))?.into_iter().map(Some).collect()
+        }
+        None => vec![None],
+    };
+    let server_delays_ms = match &a.server_delay {
+        Some(list) => {
+            parse_delays(list).map_err(|e| Usage(format!("--server-delay: {e}")))?.into_iter().map(Some).collect()
+        }
+        None => vec![None],
+    };
+    if let (Some(url), Some(flag)) =
+        (&a.url, [("--body-size", &a.body_size), ("--server-delay", &a.server_delay)].iter().find(|(_, v)| v.is_some()))
+    {
+        return usage(format!(
+            "{} asks the embedded server (/bytes/N, delay_ms=N), not {url}: drop the URL, or put the size or delay in the URL yourself",
+            flag.0
+        ));
+    }
+    Ok(Load { concurrency, body_sizes, server_delays_ms })
 }
 
 /// Checked `--browser` options.
@@ -135,7 +183,14 @@ impl RunOptions {
         }
         let modes = a.mode.modes();
         let http_versions = a.http.versions();
-        let plan = plan(a, clients.len() * modes.len() * http_versions.len())?;
+        let load = load(a)?;
+        if a.browser && (load.concurrency != [1] || a.body_size.is_some() || a.server_delay.is_some()) {
+            return usage(
+                "--browser runs the page's sequential requests of the target as given: -c, --body-size and \
+                 --server-delay are for the native clients only so far; drop --browser or those flags",
+            );
+        }
+        let plan = plan(a, clients.len() * modes.len() * http_versions.len() * load.combinations())?;
         let exports =
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
                 .into_iter()
@@ -160,6 +215,7 @@ impl RunOptions {
             progress: !a.no_progress,
             pin: a.pin.pin(),
             browser: browser_options(a)?,
+            load,
         })
     }
 }
@@ -335,7 +391,7 @@ mod tests {
         );
         assert_eq!(
             names(&parse_clients(Some("all"), &[]).unwrap()),
-            ["curl", "ureq", "reqwest", "reqwest-async", "raw"]
+            ["curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw"]
         );
         assert!(parse_clients(Some("wget"), &[]).unwrap_err().0.contains("'wget'"));
         assert!(parse_clients(Some(","), &[]).is_err());
@@ -346,12 +402,15 @@ mod tests {
     fn command_clients_by_name_and_your_own_by_client_cmd() {
         let own = parse_client_cmds(&["mine=python3 my_adapter.py".into()]).unwrap();
         let chosen = parse_clients(Some("perl-lwp,all,mine"), &own).unwrap();
-        assert_eq!(names(&chosen), ["perl-lwp", "curl", "ureq", "reqwest", "reqwest-async", "raw", "mine"]);
+        assert_eq!(
+            names(&chosen),
+            ["perl-lwp", "curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw", "mine"]
+        );
         assert!(
             matches!(&chosen[0], Client::Command(Spec { program: Program::Builtin(b), .. }) if b.interpreter == "perl")
         );
         assert_eq!(
-            chosen[6],
+            chosen[7],
             Client::Command(Spec { name: "mine".into(), program: Program::Shell("python3 my_adapter.py".into()) })
         );
         assert_eq!(names(&parse_clients(None, &own).unwrap()), ["curl", "ureq", "reqwest", "mine"]);

@@ -10,6 +10,7 @@ use httpbench_shared::session::{RoundBudget, Session, Step};
 use httpbench_shared::stats::Handshakes;
 use httpbench_shared::CpuTime;
 
+use crate::clients::pool::Pool;
 use crate::clients::{Batched, Driver};
 use crate::progress::Progress;
 
@@ -24,6 +25,25 @@ pub struct Instruments<'a> {
     /// The embedded TLS server's handshake tally, read before and after each round; `None` where there is
     /// none (plaintext, an external server).
     pub handshakes: Option<&'a dyn Fn() -> Option<Vec<Handshakes>>>,
+    /// The embedded server's count of accepted connections (the reading's own included), read around each
+    /// warm-up and round; `None` for an external server.
+    pub connections: Option<&'a dyn Fn() -> Option<u64>>,
+}
+
+/// Counts the connections a step of a case opened: the server's count before and after, less the probe's
+/// own connection that made the second reading.
+struct Opened<'a>(Option<&'a dyn Fn() -> Option<u64>>, Option<u64>);
+
+impl<'a> Opened<'a> {
+    fn start(inst: &Instruments<'a>) -> Self {
+        Opened(inst.connections, inst.connections.and_then(|read| read()))
+    }
+
+    fn record(self, session: &mut Session, case: usize) {
+        if let (Some(before), Some(after)) = (self.1, self.0.and_then(|read| read())) {
+            session.record_connections(case, after.saturating_sub(before).saturating_sub(1));
+        }
+    }
 }
 
 /// Run `session` to its end with `drivers[i]` for its case `i`: every step it hands out, until it is done or
@@ -37,28 +57,23 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
         match session.next_step() {
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
-                if let Some(client) = drivers[case].batched() {
-                    let result = client.batch(requests, inst.stop, &mut |_, _| {});
-                    // A Ctrl-C ends the run, not the case: the session stops by the flag.
-                    if let (Err(e), false) = (result, inst.stop.load(Ordering::Relaxed)) {
-                        session.abort(case, e.reason);
-                    }
-                    continue;
-                }
-                for _ in 0..requests {
-                    if inst.stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    drivers[case].request();
-                }
+                let opened = Opened::start(inst);
+                warm_up(session, case, drivers[case].as_mut(), requests, inst);
+                opened.record(session, case);
             }
             Step::Round { case, budget, .. } => {
                 progress.stage(&labels[case]);
                 let before = inst.handshakes.and_then(|read| read());
-                match drivers[case].batched() {
-                    Some(client) => run_batched_round(session, case, client, budget, inst, progress),
-                    None => run_round(session, case, drivers[case].as_mut(), budget, inst, progress),
+                let opened = Opened::start(inst);
+                let driver = drivers[case].as_mut();
+                if let Some(pool) = driver.pool() {
+                    run_pool_round(session, case, pool, budget, inst, progress);
+                } else if let Some(client) = driver.batched() {
+                    run_batched_round(session, case, client, budget, inst, progress);
+                } else {
+                    run_round(session, case, driver, budget, inst, progress);
                 }
+                opened.record(session, case);
                 let after = inst.handshakes.and_then(|read| read());
                 if let (Some(before), Some(after)) = (before, after) {
                     session.record_handshakes(case, &crate::server::handshakes::since(&before, &after));
@@ -67,6 +82,55 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
             Step::Done => break,
         }
     }
+}
+
+/// A case's warm-up: `requests` unmeasured requests, shared among a pool's requests in flight.
+fn warm_up(session: &mut Session, case: usize, driver: &mut dyn Driver, requests: u64, inst: &Instruments<'_>) {
+    if let Some(pool) = driver.pool() {
+        pool.run(RoundBudget::Requests(requests), inst.stop, &mut |_| {});
+        return;
+    }
+    if let Some(client) = driver.batched() {
+        let result = client.batch(requests, inst.stop, &mut |_, _| {});
+        // A Ctrl-C ends the run, not the case: the session stops by the flag.
+        if let (Err(e), false) = (result, inst.stop.load(Ordering::Relaxed)) {
+            session.abort(case, e.reason);
+        }
+        return;
+    }
+    for _ in 0..requests {
+        if inst.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        driver.request();
+    }
+}
+
+/// One round of a pool: the pool keeps its requests in flight and times each; the runner records them as
+/// they end and times the round, from the first request started to the last one ended.
+fn run_pool_round(
+    session: &mut Session,
+    case: usize,
+    pool: &mut dyn Pool,
+    budget: RoundBudget,
+    inst: &Instruments<'_>,
+    progress: &Progress,
+) {
+    let cpu_start = (inst.cpu)();
+    let start = inst.clock.now();
+    pool.run(budget, inst.stop, &mut |sample| {
+        session.record(case, &sample.outcome, sample.latency);
+        match (sample.outcome.error, sample.reason, sample.phases) {
+            (Some(kind), Some(reason), _) if session.wants_reason(case, kind) => {
+                session.note_reason(case, kind, reason)
+            }
+            (None, _, Some(phases)) => session.record_phases(case, &phases),
+            _ => {}
+        }
+        progress.advance(1);
+    });
+    let wall = inst.clock.now() - start;
+    session.end_round(case, wall, crate::cpu::since(cpu_start, (inst.cpu)()));
 }
 
 fn run_round(
@@ -201,7 +265,7 @@ mod tests {
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
         let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
@@ -228,7 +292,7 @@ mod tests {
         let clock = MockClock::new();
         let stop = AtomicBool::new(false);
         let cpu = || None;
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
         let out =
             drive(plan, &["a", "b"], &mut [Box::new(StopAfter(5, &stop)), Box::new(StopAfter(100, &stop))], &inst);
@@ -247,7 +311,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         // The client burns 60% of the wall time in user mode and 20% in the kernel.
         let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None };
+        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
@@ -323,7 +387,7 @@ mod batched_tests {
     fn run_fake(plan: Plan, fake: &mut Fake<'_>) -> httpbench_shared::Report {
         let (clock, stop) = (fake.clock, AtomicBool::new(false));
         let cpu = || None;
-        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None };
+        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
         let mut session =
             Session::new(plan, Matrix::new(EnvironmentKind::Native, vec!["fake".into()], vec![Mode::Reuse]), None);
         let mut drivers: Vec<Box<dyn Driver + '_>> = vec![Box::new(std::mem::replace(

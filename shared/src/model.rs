@@ -9,8 +9,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Version of the result file layout. Bump it on any change a reader of the last version could misread.
-/// Version 2 added the protocol of each case (HTTP version, TLS, handshakes) and error reasons.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version 2 added the protocol of each case (HTTP version, TLS, handshakes) and error reasons; version 3 the
+/// load of each case (concurrency, body size, server delay) and the connections it used.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The oldest layout still read: a version-1 file reads as HTTP/1.1 in plaintext (the fields version 2 added
 /// take their defaults).
@@ -26,8 +27,8 @@ pub use placement::{Pin, Placement};
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Report {
-    /// Layout version of this file; readers refuse versions they do not know. 2 for this layout (1 is still
-    /// read, as HTTP/1.1 in plaintext).
+    /// Layout version of this file; readers refuse versions they do not know. 3 for this layout (1 and 2 are
+    /// still read: 1 as HTTP/1.1 in plaintext, both as sequential requests of the target as given).
     pub schema_version: u32,
     /// The program that wrote the file.
     pub tool: Tool,
@@ -295,6 +296,23 @@ pub struct Case {
     /// counted as `tls_full_handshakes` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_resumed_handshakes: Option<u64>,
+    /// Requests in flight at all times during this case's rounds (each from its own thread, task, handle or
+    /// promise chain); absent for 1, sequential requests, and in files written before version 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u64>,
+    /// Response body size in bytes this case asked the embedded server for (`/bytes/N`, `--body-size`); absent
+    /// when the target was requested as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_bytes: Option<u64>,
+    /// Think time in milliseconds this case asked the embedded server to wait before each answer
+    /// (`delay_ms=N`, `--server-delay`); absent when none was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_delay_ms: Option<u64>,
+    /// Distinct connections the embedded server accepted during this case's measured rounds (one per request
+    /// in fresh mode; in reuse mode as many as the client opened, e.g. a browser's six per host over HTTP/1.1);
+    /// absent where not counted (external servers, a page opened by hand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u64>,
     /// Measured requests attempted (warm-up excluded); ok plus failed.
     pub iterations: u64,
     /// Requests that completed with a 2xx status and a complete body.
@@ -317,7 +335,7 @@ pub struct Case {
     pub rate_wall: f64,
     /// Iterations per CPU second (user + sys), Perl `Benchmark`'s definition; null where CPU time is unknown or 0.
     pub rate_cpu: Option<f64>,
-    /// Response body bytes received by ok requests, in total.
+    /// Response body bytes received by ok requests, in total (over `wall_secs`: the body throughput).
     pub bytes: u64,
     /// Latency of ok requests in nanoseconds; null when no request was ok.
     pub latency_ns: Option<Latency>,
@@ -438,6 +456,16 @@ impl Case {
     /// CPU seconds (user + sys), where known.
     pub fn cpu_secs(&self) -> Option<f64> {
         Some(self.cpu_user_secs? + self.cpu_sys_secs?)
+    }
+
+    /// Requests in flight (1 when the file does not say).
+    pub fn in_flight(&self) -> u64 {
+        self.concurrency.unwrap_or(1)
+    }
+
+    /// Body bytes of ok requests per wall-clock second, where the case took any time.
+    pub fn bytes_per_sec(&self) -> Option<f64> {
+        (self.wall_secs > 0.0).then(|| self.bytes as f64 / self.wall_secs)
     }
 
     /// Mean body bytes per ok request, where any request was ok.

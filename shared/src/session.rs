@@ -86,10 +86,16 @@ pub struct CaseKey {
     pub mode: Mode,
     /// The HTTP version asked for.
     pub http: HttpVersion,
+    /// Body size asked of the embedded server (`None`: the target as given).
+    pub body_bytes: Option<u64>,
+    /// Think time asked of the embedded server, in milliseconds (`None`: none).
+    pub server_delay_ms: Option<u64>,
+    /// Requests in flight (1: sequential).
+    pub concurrency: u32,
 }
 
 impl CaseKey {
-    /// `client/mode`, for progress and messages; [`Session::label`] adds the HTTP version when several run.
+    /// `client/mode`, for progress and messages; [`Session::label`] adds the dimensions that vary.
     pub fn label(&self) -> String {
         format!("{}/{}", self.client, self.mode)
     }
@@ -166,6 +172,8 @@ struct CaseState {
     /// Handshakes the server saw during this case's rounds, by (TLS version, cipher suite); `None` until the
     /// front end reported any (it can only for its own server).
     handshakes: Option<Vec<Handshakes>>,
+    /// Connections the server accepted during this case's rounds; `None` until the front end reported any.
+    connections: Option<u64>,
 }
 
 /// A run in progress. See the module documentation for the protocol.
@@ -198,6 +206,7 @@ impl Session {
                 reasons: Vec::new(),
                 handshakes: None,
                 observed_http: None,
+                connections: None,
             })
             .collect();
         let order = plan.order(cases.len());
@@ -205,14 +214,10 @@ impl Session {
         Session { plan, matrix, skipped, timeout, cases, order, next_warmup: 0, next_round: 0, stopped: false }
     }
 
-    /// Case `case`'s name for progress and messages: `client/mode`, then `/h1` or `/h2` when several HTTP
-    /// versions run.
+    /// Case `case`'s name for progress and messages: `client/mode`, then a part for each dimension with
+    /// several values (`h2`, `64k`, `d5ms`, `c16`; [`Matrix::label`]).
     pub fn label(&self, case: usize) -> String {
-        let Some(c) = self.cases.get(case) else { return String::new() };
-        match self.matrix.http_versions.len() {
-            1 => c.key.label(),
-            _ => format!("{}/{}", c.key.label(), c.key.http.short()),
-        }
+        self.cases.get(case).map(|c| self.matrix.label(&c.key)).unwrap_or_default()
     }
 
     /// The plan.
@@ -318,6 +323,14 @@ impl Session {
                 Some(m) => *m = m.clone() + h.clone(),
                 None => all.push(h.clone()),
             }
+        }
+    }
+
+    /// Add the connections the server accepted during one of case `case`'s rounds (zero is a count too: a
+    /// reused connection was opened in the warm-up).
+    pub fn record_connections(&mut self, case: usize, accepted: u64) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.connections = Some(c.connections.unwrap_or(0) + accepted);
         }
     }
 
@@ -427,6 +440,10 @@ impl CaseState {
                 .map(|(k, r)| format!("{k}: {r}"))
                 .collect(),
             aborted: self.aborted.clone(),
+            concurrency: Some(u64::from(self.key.concurrency)).filter(|c| *c > 1),
+            body_bytes: self.key.body_bytes,
+            server_delay_ms: self.key.server_delay_ms,
+            connections: self.connections,
             ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
         }
     }

@@ -1,7 +1,8 @@
 //! What the renderers draw from: the cases of one or more reports, each with a unique, readable label.
 //!
 //! A label names only what varies: `curl` alone when one report ran one mode, `curl/fresh` when modes differ,
-//! `curl/fresh/h2` when HTTP versions differ too,
+//! `curl/fresh/h2` when HTTP versions differ too, `curl/64k/c16` when body sizes and concurrency levels do
+//! (the same parts as the session's [`crate::session::Matrix::label`]),
 //! `native/curl` vs `browser/fetch` when reports from both environments are shown together, and a source tag
 //! (e.g. a file name) when several reports of the same environment are compared.
 
@@ -45,6 +46,13 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
     let mut versions_seen = sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.http_version));
     let first_version = versions_seen.next();
     let versions_differ = versions_seen.any(|v| Some(v) != first_version);
+    let cases = || sources.iter().flat_map(|s| s.report.cases.iter());
+    let differ = |f: &dyn Fn(&Case) -> Option<u64>| {
+        let first = cases().next().map(f);
+        cases().any(|c| Some(f(c)) != first)
+    };
+    let (sizes_differ, delays_differ) = (differ(&|c| c.body_bytes), differ(&|c| c.server_delay_ms));
+    let levels_differ = differ(&|c| c.concurrency.filter(|n| *n > 1));
     let mut kinds = BTreeSet::new();
     kinds.extend(sources.iter().map(|s| s.report.environment.kind));
     let kinds_tell_apart = kinds.len() == sources.len();
@@ -71,11 +79,45 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
                 label.push('/');
                 label.push_str(case.http_version.short());
             }
+            let parts = LoadParts {
+                body_bytes: sizes_differ.then_some(case.body_bytes),
+                server_delay_ms: delays_differ.then_some(case.server_delay_ms),
+                concurrency: levels_differ.then(|| case.in_flight()),
+            };
+            parts.push_to(&mut label);
             rows.push(Row { label, case, report: source.report });
         }
     }
     dedupe(&mut rows);
     rows
+}
+
+/// The load parts of a case label, each `Some` when that dimension varies among the cases shown: `/64k` (or
+/// `/page` for the target as given), `/d5ms`, `/c16`. One rule for the session's labels and the renderers'.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadParts {
+    /// The body size asked for, when sizes vary.
+    pub body_bytes: Option<Option<u64>>,
+    /// The server delay asked for, when delays vary.
+    pub server_delay_ms: Option<Option<u64>>,
+    /// Requests in flight, when levels vary.
+    pub concurrency: Option<u64>,
+}
+
+impl LoadParts {
+    /// Append the parts to `label`.
+    pub fn push_to(self, label: &mut String) {
+        if let Some(size) = self.body_bytes {
+            label.push('/');
+            label.push_str(&size.map_or_else(|| "page".to_string(), crate::protocol::size_label));
+        }
+        if let Some(ms) = self.server_delay_ms {
+            label.push_str(&format!("/d{}ms", ms.unwrap_or(0)));
+        }
+        if let Some(n) = self.concurrency {
+            label.push_str(&format!("/c{n}"));
+        }
+    }
 }
 
 /// Two sources with the same tag (or a report with the same case twice) would give equal labels; number them.

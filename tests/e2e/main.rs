@@ -5,6 +5,7 @@
 mod browser_run;
 mod command;
 mod compare;
+mod concurrency;
 mod faults;
 mod helpers;
 mod hosted;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 fn committed_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v2.schema.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v3.schema.json")
 }
 
 fn generated() -> Value {
@@ -42,6 +42,25 @@ fn the_version_1_file_matches_the_frozen_version_1_schema() {
     let mut v2 = file.clone();
     v2["cases"][0]["http_version"] = "2".into();
     assert!(!validator.is_valid(&v2));
+}
+
+/// The frozen version-2 schema describes the version-2 file kept for the readers' tests, which still reads.
+#[test]
+fn the_version_2_file_matches_the_frozen_version_2_schema_and_still_reads() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("shared/tests/data/v2-report.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/result-v2.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["schema_version"], 2);
+    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut v3 = file.clone();
+    v3["cases"][0]["concurrency"] = 16.into();
+    assert!(!validator.is_valid(&v3), "the old schema refuses version 3's fields");
+    let reports = httpbench_shared::parse::parse_reports(&text).unwrap();
+    assert!(reports[0].cases.iter().all(|c| c.in_flight() == 1 && c.body_bytes.is_none() && c.connections.is_none()));
 }
 
 #[test]

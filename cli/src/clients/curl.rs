@@ -14,6 +14,13 @@ pub struct Counter {
     http: Option<HttpVersion>,
 }
 
+impl Counter {
+    /// Ready for the next transfer.
+    pub fn reset(&mut self) {
+        *self = Counter::default();
+    }
+}
+
 impl Handler for Counter {
     fn write(&mut self, data: &[u8]) -> Result<usize, WriteError> {
         self.bytes += data.len() as u64;
@@ -60,8 +67,7 @@ impl CurlDriver {
         let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
         *h.get_mut() = Counter::default();
         h.perform()?;
-        let status = u16::try_from(h.response_code()?).unwrap_or(0);
-        Ok(Outcome::response(status, h.get_ref().bytes).over(h.get_ref().http))
+        outcome_of(h)
     }
 }
 
@@ -83,18 +89,24 @@ impl Driver for CurlDriver {
     }
 
     fn phases(&mut self) -> Option<PhaseTimes> {
-        let h = self.handle.as_mut()?;
-        // libcurl's times all run from the start of the transfer; on a reused connection the connect and
-        // app-connect times are zero.
-        let (dns, tcp, app, first) = (
-            h.namelookup_time().ok()?,
-            h.connect_time().ok()?,
-            h.appconnect_time().ok()?,
-            h.starttransfer_time().ok()?,
-        );
-        let tls = (self.config.url.scheme() == "https").then(|| app.saturating_sub(tcp));
-        Some(PhaseTimes { connect: tcp.saturating_sub(dns), tls, ttfb: first })
+        phases_of(self.handle.as_mut()?, &self.config)
     }
+}
+
+/// The phases of the last transfer of `h`, from libcurl's timers.
+pub fn phases_of(h: &mut Easy2<Counter>, config: &DriverConfig) -> Option<PhaseTimes> {
+    // libcurl's times all run from the start of the transfer; on a reused connection the connect and
+    // app-connect times are zero.
+    let (dns, tcp, app, first) =
+        (h.namelookup_time().ok()?, h.connect_time().ok()?, h.appconnect_time().ok()?, h.starttransfer_time().ok()?);
+    let tls = (config.url.scheme() == "https").then(|| app.saturating_sub(tcp));
+    Some(PhaseTimes { connect: tcp.saturating_sub(dns), tls, ttfb: first })
+}
+
+/// What a finished transfer of `h` produced.
+pub fn outcome_of(h: &mut Easy2<Counter>) -> Result<Outcome, curl::Error> {
+    let status = u16::try_from(h.response_code()?).unwrap_or(0);
+    Ok(Outcome::response(status, h.get_ref().bytes).over(h.get_ref().http))
 }
 
 /// A handle set up as every request of this driver uses it (public for the client set-up benchmark).
@@ -126,7 +138,8 @@ fn head_too_large(e: &curl::Error) -> bool {
     e.code() == 100 || e.is_out_of_memory()
 }
 
-fn kind(e: &curl::Error) -> ErrorKind {
+/// The kind of a libcurl failure.
+pub fn kind(e: &curl::Error) -> ErrorKind {
     if e.is_couldnt_connect() {
         ErrorKind::Connect
     } else if e.is_couldnt_resolve_host() {

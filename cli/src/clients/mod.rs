@@ -6,6 +6,8 @@
 mod classify;
 pub mod command;
 pub mod curl;
+mod curl_multi;
+pub mod pool;
 mod raw;
 pub mod reqwest_async;
 pub mod reqwest_blocking;
@@ -31,6 +33,12 @@ pub trait Driver {
     /// then hands it whole batches and meters that process's CPU. `None` (the default): an in-process
     /// client, timed by the runner one [`Driver::request`] at a time.
     fn batched(&mut self) -> Option<&mut dyn Batched> {
+        None
+    }
+
+    /// A client that keeps several requests in flight: the runner then hands it whole rounds
+    /// ([`pool::Pool::run`]) and records its samples. `None` (the default): one request at a time.
+    fn pool(&mut self) -> Option<&mut dyn pool::Pool> {
         None
     }
 
@@ -86,6 +94,24 @@ impl Driver for Broken {
     }
 }
 
+/// A [`pool::Pool`] as a driver: the runner finds it by [`Driver::pool`]; a lone [`Driver::request`] is a
+/// round of one request.
+pub struct Pooled<P: pool::Pool>(pub P);
+
+impl<P: pool::Pool> Driver for Pooled<P> {
+    fn request(&mut self) -> Outcome {
+        let mut last = Outcome::failed(httpbench_shared::ErrorKind::Other, None);
+        self.0.run(httpbench_shared::session::RoundBudget::Requests(1), &AtomicBool::new(false), &mut |s| {
+            last = s.outcome;
+        });
+        last
+    }
+
+    fn pool(&mut self) -> Option<&mut dyn pool::Pool> {
+        Some(&mut self.0)
+    }
+}
+
 /// What every driver needs to know.
 #[derive(Debug, Clone)]
 pub struct DriverConfig {
@@ -107,6 +133,8 @@ pub struct DriverConfig {
 pub enum ClientKind {
     /// libcurl through the `curl` crate.
     Curl,
+    /// libcurl's multi interface: one thread, an easy handle per request in flight.
+    CurlMulti,
     /// `ureq` 3 (blocking, pure Rust).
     Ureq,
     /// `reqwest::blocking` (hyper on a background tokio runtime).
@@ -119,13 +147,20 @@ pub enum ClientKind {
 
 impl ClientKind {
     /// Every client, in catalog order.
-    pub const ALL: [ClientKind; 5] =
-        [ClientKind::Curl, ClientKind::Ureq, ClientKind::Reqwest, ClientKind::ReqwestAsync, ClientKind::Raw];
+    pub const ALL: [ClientKind; 6] = [
+        ClientKind::Curl,
+        ClientKind::CurlMulti,
+        ClientKind::Ureq,
+        ClientKind::Reqwest,
+        ClientKind::ReqwestAsync,
+        ClientKind::Raw,
+    ];
 
     /// Name on the command line and in reports: the catalog's.
     pub fn name(self) -> &'static str {
         match self {
             ClientKind::Curl => "curl",
+            ClientKind::CurlMulti => "curl-multi",
             ClientKind::Ureq => "ureq",
             ClientKind::Reqwest => "reqwest",
             ClientKind::ReqwestAsync => "reqwest-async",
@@ -146,7 +181,7 @@ impl ClientKind {
     /// The library version recorded in the report.
     pub fn version(self) -> String {
         match self {
-            ClientKind::Curl => curl::version(),
+            ClientKind::Curl | ClientKind::CurlMulti => curl::version(),
             ClientKind::Ureq => format!("ureq {}", env!("HTTPBENCH_VERSION_UREQ")),
             ClientKind::Reqwest | ClientKind::ReqwestAsync => {
                 format!("reqwest {} (hyper {})", env!("HTTPBENCH_VERSION_REQWEST"), env!("HTTPBENCH_VERSION_HYPER"))
@@ -159,10 +194,25 @@ impl ClientKind {
         }
     }
 
-    /// A driver for this client; fails only when the client cannot be set up at all.
-    pub fn driver(self, config: &DriverConfig) -> anyhow::Result<Box<dyn Driver>> {
+    /// A driver for this client keeping `in_flight` requests in flight (1: sequential); fails only when the
+    /// client cannot be set up at all. Blocking clients get a thread and a driver each; reqwest-async tasks on
+    /// one runtime; curl-multi is one multi handle at any level.
+    pub fn driver(self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        Ok(match (self, in_flight) {
+            (ClientKind::CurlMulti, n) => Box::new(Pooled(curl_multi::CurlMulti::new(config, n))),
+            (_, 0 | 1) => self.one(config)?,
+            (ClientKind::ReqwestAsync, n) => Box::new(Pooled(reqwest_async::AsyncPool::new(config, n)?)),
+            (_, n) => {
+                let drivers = (0..n).map(|_| self.one(config)).collect::<anyhow::Result<Vec<_>>>()?;
+                Box::new(Pooled(pool::Threads::new(drivers)))
+            }
+        })
+    }
+
+    /// A driver making one request at a time, to be moved to a pool's thread.
+    fn one(self, config: &DriverConfig) -> anyhow::Result<Box<dyn Driver + Send>> {
         Ok(match self {
-            ClientKind::Curl => Box::new(curl::CurlDriver::new(config)),
+            ClientKind::Curl | ClientKind::CurlMulti => Box::new(curl::CurlDriver::new(config)),
             ClientKind::Ureq => Box::new(ureq::UreqDriver::new(config)),
             ClientKind::Reqwest => Box::new(reqwest_blocking::ReqwestDriver::new(config)),
             ClientKind::ReqwestAsync => Box::new(reqwest_async::ReqwestAsyncDriver::new(config)?),
@@ -203,12 +253,19 @@ impl Client {
         }
     }
 
-    /// A driver for one case. A library that cannot be set up, or an adapter that does not start, still
-    /// gives a driver: its failure becomes the case's. Starting an adapter waits for it (bounded, and `stop`
-    /// ends the wait).
-    pub fn driver(&self, config: &DriverConfig, stop: &AtomicBool, printer: &Printer) -> Box<dyn Driver> {
+    /// A driver for one case, keeping `in_flight` requests in flight (a command client makes one at a time:
+    /// the session leaves it out of other levels). A library that cannot be set up, or an adapter that does
+    /// not start, still gives a driver: its failure becomes the case's. Starting an adapter waits for it
+    /// (bounded, and `stop` ends the wait).
+    pub fn driver(
+        &self,
+        config: &DriverConfig,
+        in_flight: usize,
+        stop: &AtomicBool,
+        printer: &Printer,
+    ) -> Box<dyn Driver> {
         match self {
-            Client::Lib(k) => k.driver(config).unwrap_or_else(|e| {
+            Client::Lib(k) => k.driver(config, in_flight).unwrap_or_else(|e| {
                 eprintln!("httpbench: {k}/{}: cannot set up the client: {e:#}", config.mode);
                 Box::new(Broken)
             }),

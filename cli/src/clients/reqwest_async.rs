@@ -1,9 +1,16 @@
 //! `reqwest` async on a current-thread tokio runtime owned by the driver: every future runs on the measuring
-//! thread, so the measured time and CPU are the client's alone.
+//! thread, so the measured time and CPU are the client's alone. Concurrently ([`AsyncPool`]), N tasks on that
+//! one thread share one client, as async users run it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
+
+use super::pool::{Sample, Tickets};
 
 use super::reqwest_blocking::{kind, observed, Failure};
 use super::tls;
@@ -47,24 +54,116 @@ impl Driver for ReqwestAsyncDriver {
         }
         let Some(client) = self.client.clone() else { unreachable!("set just above") };
         let url = self.config.url.clone();
-        self.runtime
-            .block_on(async move {
-                let mut response = client.get(url).send().await?;
-                let status = response.status().as_u16();
-                let http = observed(response.version());
-                let mut bytes = 0u64;
-                while let Some(chunk) = response.chunk().await? {
-                    bytes += chunk.len() as u64;
-                }
-                Ok::<_, reqwest::Error>(Outcome::response(status, bytes).over(http))
-            })
-            .unwrap_or_else(|e| {
-                self.last_error = Some(super::classify::describe(&e));
-                Outcome::failed(kind(&e), None)
-            })
+        self.runtime.block_on(get(&client, url)).unwrap_or_else(|e| {
+            self.last_error = Some(super::classify::describe(&e));
+            Outcome::failed(kind(&e), None)
+        })
     }
 
     fn failure_reason(&mut self) -> Option<String> {
         self.last_error.take()
+    }
+}
+
+/// One GET with the whole body read.
+async fn get(client: &Client, url: url::Url) -> Result<Outcome, reqwest::Error> {
+    let mut response = client.get(url).send().await?;
+    let status = response.status().as_u16();
+    let http = observed(response.version());
+    let mut bytes = 0u64;
+    while let Some(chunk) = response.chunk().await? {
+        bytes += chunk.len() as u64;
+    }
+    Ok(Outcome::response(status, bytes).over(http))
+}
+
+/// Samples the tasks may queue before the recording task takes them.
+const QUEUE: usize = 4096;
+
+/// `in_flight` tasks on the driver's one thread, sharing one client in reuse mode (each request its own
+/// client in fresh mode, as the sequential driver does).
+pub struct AsyncPool {
+    config: DriverConfig,
+    runtime: Runtime,
+    client: Option<Client>,
+    in_flight: usize,
+}
+
+impl AsyncPool {
+    /// A pool with its own current-thread runtime.
+    pub fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
+        let runtime = Builder::new_current_thread().enable_all().build()?;
+        Ok(AsyncPool { config: config.clone(), runtime, client: None, in_flight })
+    }
+}
+
+/// One request of a task: a client of its own in fresh mode, else the shared one.
+async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> (Outcome, Option<String>) {
+    let own;
+    let client = match shared {
+        Some(c) => c,
+        None => match new_client(config) {
+            Ok(c) => {
+                own = c;
+                &own
+            }
+            Err(e) => return (e.outcome(), Some(e.describe())),
+        },
+    };
+    match get(client, config.url.clone()).await {
+        Ok(outcome) => (outcome, None),
+        Err(e) => (Outcome::failed(kind(&e), None), Some(super::classify::describe(&e))),
+    }
+}
+
+impl super::pool::Pool for AsyncPool {
+    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+        if self.client.is_none() && self.config.mode == Mode::Reuse {
+            let _guard = self.runtime.enter();
+            match new_client(&self.config) {
+                Ok(c) => self.client = Some(c),
+                Err(e) => {
+                    let sample = Sample {
+                        outcome: e.outcome(),
+                        latency: Duration::ZERO,
+                        phases: None,
+                        reason: Some(e.describe()),
+                    };
+                    return record(sample);
+                }
+            }
+        }
+        let tickets = Tickets::new(budget);
+        let (config, shared) = (&self.config, self.client.as_ref());
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(QUEUE);
+        let tasks: Vec<_> = (0..self.in_flight)
+            .map(|_| {
+                let (tx, tickets) = (tx.clone(), &tickets);
+                async move {
+                    while !stop.load(Ordering::Relaxed) && tickets.take() {
+                        let t0 = Instant::now();
+                        let (outcome, reason) = pooled(config, shared).await;
+                        let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
+                        if tx.send(sample).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            })
+            .collect();
+        drop(tx);
+        self.runtime.block_on(async {
+            // The samples are recorded as they come, by the same thread, between the tasks' awaits.
+            let recording = async {
+                while let Some(sample) = rx.recv().await {
+                    record(sample);
+                }
+            };
+            futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
+        });
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
     }
 }

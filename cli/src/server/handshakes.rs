@@ -1,12 +1,9 @@
 //! The TLS handshakes the embedded server completed, by TLS version and cipher suite, full and resumed: the
-//! tally, the text `GET /tls/handshakes` answers with, and the probe that reads it (the runner's, around each
+//! tally and the text `GET /tls/handshakes` answers with (the runner's [`super::probe`] reads it around each
 //! round), so each case's report says what was negotiated and that fresh clients resumed nothing. A
 //! connection that asks for the tally is taken out of it, so reading it never changes it.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use httpbench_shared::stats::Handshakes;
 
@@ -91,40 +88,6 @@ pub fn since(before: &[Handshakes], after: &[Handshakes]) -> Vec<Handshakes> {
         })
         .filter(|h| h.full + h.resumed > 0)
         .collect()
-}
-
-/// Reads the embedded server's tally over a TLS connection of its own, trusting the server's CA.
-pub struct Probe {
-    addr: SocketAddr,
-    config: Arc<rustls::ClientConfig>,
-}
-
-/// How long the probe waits on the server for anything.
-const PROBE_LIMIT: Duration = Duration::from_secs(5);
-
-impl Probe {
-    /// A probe of the server at `url` whose CA is `ca`.
-    pub fn new(url: &url::Url, ca: &crate::clients::tls::CaFile) -> anyhow::Result<Probe> {
-        let addr = *url.socket_addrs(|| None)?.first().ok_or_else(|| anyhow::anyhow!("{url} has no address"))?;
-        let config = crate::clients::tls::client_config(Some(ca), httpbench_shared::model::HttpVersion::Http11)?;
-        Ok(Probe { addr, config: Arc::new(config) })
-    }
-
-    /// The tally now; `None` if the server did not answer in time.
-    pub fn read(&self) -> Option<Vec<Handshakes>> {
-        let name = rustls::pki_types::ServerName::IpAddress(self.addr.ip().into());
-        let conn = rustls::ClientConnection::new(self.config.clone(), name).ok()?;
-        let tcp = TcpStream::connect_timeout(&self.addr, PROBE_LIMIT).ok()?;
-        tcp.set_read_timeout(Some(PROBE_LIMIT)).ok()?;
-        tcp.set_write_timeout(Some(PROBE_LIMIT)).ok()?;
-        let mut tls = rustls::StreamOwned::new(conn, tcp);
-        let request = format!("GET {} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", super::HANDSHAKES_PATH);
-        tls.write_all(request.as_bytes()).ok()?;
-        let mut text = String::new();
-        // The server closes after answering; a missing close_notify is not a failure here.
-        let _ = tls.take(64 * 1024).read_to_string(&mut text);
-        parse(text.split("\r\n\r\n").nth(1)?)
-    }
 }
 
 #[cfg(test)]

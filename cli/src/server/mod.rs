@@ -6,6 +6,7 @@ mod body;
 pub mod child;
 pub mod handshakes;
 pub mod page;
+pub mod probe;
 mod results;
 mod routes;
 pub mod tls;
@@ -79,11 +80,17 @@ pub struct State {
     /// TLS handshakes completed so far (`GET /tls/handshakes` tells them), so that a fresh client can be
     /// shown to make a full handshake every time.
     pub handshakes: handshakes::Tally,
+    /// Connections accepted so far (`GET /stats/connections` tells them), so each case can say how many
+    /// connections its client opened.
+    pub connections: std::sync::atomic::AtomicU64,
 }
 
 /// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
 /// the server completed ([`handshakes`]).
 pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
+
+/// The path that answers `connections N`: the connections the server accepted so far, the asking one included.
+pub const CONNECTIONS_PATH: &str = "/stats/connections";
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
 /// reads that line to learn the port).
@@ -135,6 +142,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             results_dir: options.results_dir.clone(),
             quiet: options.quiet,
             handshakes: Default::default(),
+            connections: Default::default(),
         });
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
@@ -187,17 +195,28 @@ async fn handle(state: Arc<State>, tls: Option<&ConnTls>, req: Request<Incoming>
     } else if is_read && path == "/app/serve.json" {
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())
-    } else if is_read && path == HANDSHAKES_PATH {
-        // The tally reads the same before and after: this connection's own handshake is taken back.
+    } else if is_read && (path == HANDSHAKES_PATH || path == CONNECTIONS_PATH) {
+        // The tally reads the same before and after: a connection that reads a counter takes its own
+        // handshake back.
         if let Some(c) = tls.filter(|c| !c.uncounted.swap(true, std::sync::atomic::Ordering::Relaxed)) {
             state.handshakes.count(&c.seen, false);
         }
-        results::plain(state.handshakes.text())
+        match path == HANDSHAKES_PATH {
+            true => results::plain(state.handshakes.text()),
+            false => results::plain(format!(
+                "connections {}\n",
+                state.connections.load(std::sync::atomic::Ordering::Relaxed)
+            )),
+        }
     } else if is_read && path.starts_with("/results/") {
         results::saved(state.results_dir.as_deref(), &path["/results/".len()..])
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
         page::respond(state.page_dir.as_deref(), &path)
     } else {
+        if let Some(ms) = httpbench_shared::protocol::asks_for_delay(req.uri().query()).filter(|ms| *ms > 0) {
+            // Think time (`delay_ms=N`): the connection waits, the server's other connections go on.
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+        }
         return routes::respond(&req);
     };
     let h = res.headers_mut();
@@ -222,6 +241,7 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
             }
         };
         let _ = stream.set_nodelay(true);
+        state.connections.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let state = state.clone();
         let tls = tls.clone();
         tokio::spawn(async move {

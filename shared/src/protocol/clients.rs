@@ -32,9 +32,11 @@ const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInf
 }
 
 /// Every client, native first, each environment's in report order.
-pub const CLIENTS: [ClientInfo; 10] = [
+pub const CLIENTS: [ClientInfo; 11] = [
     // libcurl through the curl crate (easy interface)
     native("curl", true, true),
+    // libcurl's multi interface: one thread driving one easy handle per request in flight
+    native("curl-multi", false, true),
     // ureq 3, blocking, rustls
     native("ureq", true, false),
     // reqwest's blocking client, rustls
@@ -83,6 +85,15 @@ pub fn cannot_speak(environment: EnvironmentKind, name: &str, version: HttpVersi
         (HttpVersion::Http2, Some(c)) if c.http2 => None,
         (HttpVersion::Http2, Some(_)) => Some("HTTP/1.1 only"),
         (HttpVersion::Http2, None) => Some("command clients speak HTTP/1.1 only"),
+    }
+}
+
+/// Why client `name` of `environment` cannot keep `concurrency` requests in flight, if it cannot: such a
+/// case is left out of a run and the report says why. Command clients make one request at a time.
+pub fn cannot_run_at(environment: EnvironmentKind, name: &str, concurrency: u32) -> Option<&'static str> {
+    match (concurrency, client(environment, name)) {
+        (0 | 1, _) | (_, Some(_)) => None,
+        (_, None) => Some("command clients make one request at a time"),
     }
 }
 
@@ -174,6 +185,9 @@ mod tests {
         assert!(n("perl-lwp").unwrap().contains("command clients"));
         assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11), None);
         assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2).is_none()));
+        assert_eq!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 1), None);
+        assert!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 2).unwrap().contains("one request at a time"));
+        assert!(CLIENTS.iter().all(|c| cannot_run_at(c.environment, c.name, 64).is_none()));
     }
 
     #[test]

@@ -1,20 +1,25 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
-//! environment and what it is), the connection modes and HTTP versions and their parsers, durations as typed, and the page's
+//! environment and what it is), the connection modes, HTTP versions and load levels and their parsers, durations as typed, and the page's
 //! query string (to and from, imports included). One home for each, tested natively, used by both front ends.
 
 mod clients;
 mod close;
 mod duration;
 mod http;
+mod load;
 mod modes;
 mod query;
 
 pub use clients::{
-    browser_clients, cannot_speak, client, clients_of, native_clients, parse_client_list, ClientInfo, ClientListError,
-    CLIENTS,
+    browser_clients, cannot_run_at, cannot_speak, client, clients_of, native_clients, parse_client_list, ClientInfo,
+    ClientListError, CLIENTS,
 };
 pub use close::{asks_to_close, url_for_mode};
 pub use duration::{parse_duration, DurationError, MAX_DURATION};
 pub use http::HttpChoice;
+pub use load::{
+    asks_for_delay, load_url, parse_concurrency, parse_delays, parse_sizes, size_label, LoadError, MAX_BODY_BYTES,
+    MAX_CONCURRENCY, MAX_DELAY_MS,
+};
 pub use modes::Modes;
 pub use query::PageQuery;

@@ -1,12 +1,13 @@
-//! The dimensions of a run and the cases they make: every (client, mode, HTTP version) whose client can
-//! speak that version, the others left out with why.
+//! The dimensions of a run and the cases they make: every (client, mode, HTTP version, body size, server
+//! delay, concurrency) whose client can run it, the others left out with why.
 
 use super::CaseKey;
 use crate::model::{EnvironmentKind, HttpVersion, Mode};
-use crate::protocol::cannot_speak;
+use crate::protocol::{cannot_run_at, cannot_speak};
+use crate::view::LoadParts;
 
-/// The dimensions of a run: every (client, mode, HTTP version) its clients can speak is a case, in that
-/// nesting (clients outermost, in the order given).
+/// The dimensions of a run: every combination its clients can run is a case, in that nesting (clients
+/// outermost, in the order given; concurrency innermost, so a client's levels sit side by side).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Matrix {
     /// Where the clients run: the catalog of this environment says which speak HTTP/2.
@@ -19,32 +20,95 @@ pub struct Matrix {
     pub http_versions: Vec<HttpVersion>,
     /// Whether the target is requested over TLS.
     pub tls: bool,
+    /// Response body sizes asked of the embedded server; `[None]`: the target as given.
+    pub body_sizes: Vec<Option<u64>>,
+    /// Think times asked of the embedded server, in milliseconds; `[None]`: none asked for.
+    pub server_delays_ms: Vec<Option<u64>>,
+    /// Requests in flight per case; `[1]`: sequential requests.
+    pub concurrency: Vec<u32>,
 }
 
 impl Matrix {
-    /// `clients` × `modes` over plaintext HTTP/1.1.
+    /// `clients` × `modes`, sequential requests of the target as given, over plaintext HTTP/1.1.
     pub fn new(environment: EnvironmentKind, clients: Vec<String>, modes: Vec<Mode>) -> Self {
-        Matrix { environment, clients, modes, http_versions: vec![HttpVersion::Http11], tls: false }
+        Matrix {
+            environment,
+            clients,
+            modes,
+            http_versions: vec![HttpVersion::Http11],
+            tls: false,
+            body_sizes: vec![None],
+            server_delays_ms: vec![None],
+            concurrency: vec![1],
+        }
     }
 
-    /// The cases to run, and those left out because their client cannot speak the version.
+    /// The cases to run, and those left out because their client cannot run them (one line each).
     pub(super) fn cases(&self) -> (Vec<CaseKey>, Vec<String>) {
         let (mut run, mut skipped) = (Vec::new(), Vec::new());
         for client in &self.clients {
-            for &http in &self.http_versions {
-                if let Some(reason) = cannot_speak(self.environment, client, http) {
-                    skipped.push(format!("{client} over {http} ({reason})"));
-                }
-            }
-            // Versions nest inside modes: curl/fresh/h1, curl/fresh/h2, curl/reuse/h1, ...
+            let versions: Vec<HttpVersion> = self
+                .http_versions
+                .iter()
+                .copied()
+                .filter(|&http| {
+                    let reason = cannot_speak(self.environment, client, http);
+                    if let Some(reason) = reason {
+                        skipped.push(format!("{client} over {http} ({reason})"));
+                    }
+                    reason.is_none()
+                })
+                .collect();
+            let levels: Vec<u32> = self
+                .concurrency
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    let reason = cannot_run_at(self.environment, client, c);
+                    if let Some(reason) = reason {
+                        skipped.push(format!("{client} at concurrency {c} ({reason})"));
+                    }
+                    reason.is_none()
+                })
+                .collect();
+            // curl/fresh/h1/64k/d5ms/c1, curl/fresh/h1/64k/d5ms/c4, ...
             for &mode in &self.modes {
-                for &http in &self.http_versions {
-                    if cannot_speak(self.environment, client, http).is_none() {
-                        run.push(CaseKey { client: client.clone(), mode, http });
+                for &http in &versions {
+                    for &body_bytes in &self.body_sizes {
+                        for &server_delay_ms in &self.server_delays_ms {
+                            for &concurrency in &levels {
+                                let (client, key_http) = (client.clone(), http);
+                                run.push(CaseKey {
+                                    client,
+                                    mode,
+                                    http: key_http,
+                                    body_bytes,
+                                    server_delay_ms,
+                                    concurrency,
+                                });
+                            }
+                        }
                     }
                 }
             }
         }
         (run, skipped)
+    }
+
+    /// Case `key`'s name: `client/mode`, then a part for each dimension that has several values here
+    /// (`h2`, `64k`, `d5ms`, `c16`), so a scan's cases tell apart and a plain run's names stay short.
+    pub fn label(&self, key: &CaseKey) -> String {
+        let mut label = key.label();
+        if self.http_versions.len() > 1 {
+            label.push('/');
+            label.push_str(key.http.short());
+        }
+        let parts = LoadParts {
+            body_bytes: (self.body_sizes.len() > 1).then_some(key.body_bytes),
+            server_delay_ms: (self.server_delays_ms.len() > 1).then_some(key.server_delay_ms),
+            concurrency: (self.concurrency.len() > 1).then_some(u64::from(key.concurrency)),
+        };
+        parts.push_to(&mut label);
+        label
     }
 }

@@ -107,7 +107,17 @@ fn warmups_first_then_interleaved_rounds_each_request_timed() {
     assert_eq!(out.report.cases[1].latency_ns.unwrap().max, 300_000.0);
     assert_eq!(a.cpu_user_secs, None, "no CPU meter, no CPU figures");
     assert_eq!(out.histograms.len(), 2);
-    assert_eq!(out.histograms[1].key, CaseKey { client: "b".into(), mode: Mode::Reuse, http: HttpVersion::Http11 });
+    assert_eq!(
+        out.histograms[1].key,
+        CaseKey {
+            client: "b".into(),
+            mode: Mode::Reuse,
+            http: HttpVersion::Http11,
+            body_bytes: None,
+            server_delay_ms: None,
+            concurrency: 1
+        }
+    );
     assert_eq!(out.histograms[1].bins.iter().map(|b| b.count).sum::<u64>(), 10);
 }
 
@@ -221,11 +231,13 @@ fn an_aborted_case_keeps_what_it_measured_says_why_and_the_others_go_on() {
 #[test]
 fn http_versions_are_a_dimension_and_clients_without_h2_are_skipped_with_a_reason() {
     let matrix = Matrix {
-        environment: EnvironmentKind::Native,
-        clients: vec!["curl".into(), "ureq".into(), "perl-lwp".into()],
-        modes: vec![Mode::Fresh, Mode::Reuse],
         http_versions: vec![HttpVersion::Http11, HttpVersion::Http2],
         tls: true,
+        ..Matrix::new(
+            EnvironmentKind::Native,
+            vec!["curl".into(), "ureq".into(), "perl-lwp".into()],
+            vec![Mode::Fresh, Mode::Reuse],
+        )
     };
     let session = Session::new(plan(Budget::Count(1), 0, 1, false), matrix, None);
     let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
@@ -300,4 +312,37 @@ fn a_browser_case_reports_the_http_version_it_saw() {
     let cases = report.cases;
     assert_eq!((cases[0].http_version, cases[1].http_version), (HttpVersion::Http2, HttpVersion::Http11));
     assert_eq!(report.settings.http_versions, [HttpVersion::Http2, HttpVersion::Http11], "the versions seen");
+}
+
+/// A scan: every (client, level) a case, levels innermost; labels gain only the scanned parts; a command
+/// client is left out of the concurrent levels with why; the report records each case's load.
+#[test]
+fn scans_make_a_case_per_level_and_record_it() {
+    let matrix = Matrix {
+        body_sizes: vec![Some(1024)],
+        server_delays_ms: vec![Some(5)],
+        concurrency: vec![1, 16],
+        ..Matrix::new(EnvironmentKind::Native, vec!["curl".into(), "perl-lwp".into()], vec![Mode::Reuse])
+    };
+    let plan = Plan { budget: Budget::Count(4), warmup: 0, rounds: 1, interleave: false };
+    let mut session = Session::new(plan, matrix, None);
+    let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
+    assert_eq!(labels, ["curl/reuse/c1", "curl/reuse/c16", "perl-lwp/reuse/c1"]);
+    assert_eq!(session.settings().skipped, ["perl-lwp at concurrency 16 (command clients make one request at a time)"]);
+    for case in 0..3 {
+        let Step::Round { .. } = session.next_step() else { panic!("a round") };
+        session.record(case, &Outcome::response(200, 1024), Duration::from_millis(1));
+        session.record_connections(case, 16);
+        session.end_round(case, Duration::from_millis(1), None);
+    }
+    let report = session.finish(header()).report;
+    let c = &report.cases[1];
+    assert_eq!(
+        (c.concurrency, c.body_bytes, c.server_delay_ms, c.connections),
+        (Some(16), Some(1024), Some(5), Some(16))
+    );
+    assert_eq!(report.cases[0].concurrency, None, "sequential is the default and written as absent");
+    let rows: Vec<String> =
+        crate::view::rows(&[crate::view::Source::new(&report)]).into_iter().map(|r| r.label).collect();
+    assert_eq!(rows, ["curl/c1", "curl/c16", "perl-lwp/c1"], "the renderers name the same parts");
 }

@@ -1,0 +1,162 @@
+//! Concurrency: a client keeping N requests in flight ([`Pool`]), and the pool every blocking client gets for
+//! it ([`Threads`]: N threads, each with a driver of its own). Requests are shared out by [`Tickets`], so a
+//! round's count is met exactly and no request starts after a round's time, whichever worker is free first.
+//! Each request is timed where it is made; the runner records the samples on its own thread, in the order they
+//! end.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use httpbench_shared::session::RoundBudget;
+use httpbench_shared::{ErrorKind, Outcome, PhaseTimes};
+
+use super::Driver;
+
+/// One finished request of a pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    /// What it produced.
+    pub outcome: Outcome,
+    /// How long it took, from sending to the end of its body.
+    pub latency: Duration,
+    /// Its phases, where the client keeps timers (ok requests only).
+    pub phases: Option<PhaseTimes>,
+    /// Why it failed, for the first failure of each kind a worker saw.
+    pub reason: Option<String>,
+}
+
+/// A client that keeps its requests in flight itself.
+pub trait Pool {
+    /// Make requests while `budget` wants more, `in_flight` at a time, handing each finished one to `record`;
+    /// `stop` ends the starting of new ones. Returns when every request started has ended, so within the
+    /// budget's time plus one request's timeout.
+    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample));
+
+    /// Requests it keeps in flight.
+    fn in_flight(&self) -> usize;
+}
+
+/// The requests of one round, handed out one at a time to whichever worker asks.
+pub struct Tickets {
+    budget: RoundBudget,
+    taken: AtomicU64,
+    start: Instant,
+}
+
+impl Tickets {
+    /// The tickets of `budget`, its time counted from now.
+    pub fn new(budget: RoundBudget) -> Self {
+        Tickets { budget, taken: AtomicU64::new(0), start: Instant::now() }
+    }
+
+    /// Whether another request may start: one of a count's left, or the round's time not spent (the first
+    /// request always may, so a round is never empty).
+    pub fn take(&self) -> bool {
+        let i = self.taken.fetch_add(1, Ordering::Relaxed);
+        match self.budget {
+            RoundBudget::Requests(n) => i < n,
+            RoundBudget::Time(d) => i == 0 || self.start.elapsed() < d,
+        }
+    }
+}
+
+/// N blocking drivers, each on a thread of its own for the round.
+pub struct Threads {
+    drivers: Vec<Box<dyn Driver + Send>>,
+}
+
+impl Threads {
+    /// A pool of these drivers, one request in flight each.
+    pub fn new(drivers: Vec<Box<dyn Driver + Send>>) -> Self {
+        Threads { drivers }
+    }
+}
+
+/// Samples a worker may send before the runner has recorded them: enough that workers never wait on it.
+const QUEUE: usize = 4096;
+
+impl Pool for Threads {
+    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+        let tickets = Tickets::new(budget);
+        let (tx, rx) = mpsc::sync_channel::<Sample>(QUEUE);
+        std::thread::scope(|scope| {
+            for driver in &mut self.drivers {
+                let (tx, tickets) = (tx.clone(), &tickets);
+                scope.spawn(move || work(driver.as_mut(), tickets, stop, &tx));
+            }
+            drop(tx);
+            // Ends when every worker has ended and dropped its sender.
+            for sample in rx {
+                record(sample);
+            }
+        });
+    }
+
+    fn in_flight(&self) -> usize {
+        self.drivers.len()
+    }
+}
+
+/// One worker: requests while there are tickets, each timed and sent to the runner.
+fn work(driver: &mut (dyn Driver + Send), tickets: &Tickets, stop: &AtomicBool, tx: &mpsc::SyncSender<Sample>) {
+    let mut described: Vec<ErrorKind> = Vec::new();
+    while !stop.load(Ordering::Relaxed) && tickets.take() {
+        let t0 = Instant::now();
+        let outcome = driver.request();
+        let latency = t0.elapsed();
+        let (mut phases, mut reason) = (None, None);
+        match outcome.error {
+            Some(kind) if !described.contains(&kind) => {
+                described.push(kind);
+                reason = driver.failure_reason();
+            }
+            None if outcome.failure().is_none() => phases = driver.phases(),
+            _ => {}
+        }
+        if tx.send(Sample { outcome, latency, phases, reason }).is_err() {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers after a fixed wait, as a server with think time would.
+    struct Sleepy(Duration);
+
+    impl Driver for Sleepy {
+        fn request(&mut self) -> Outcome {
+            std::thread::sleep(self.0);
+            Outcome::response(200, 1)
+        }
+    }
+
+    fn pool(n: usize, wait: Duration) -> Threads {
+        Threads::new((0..n).map(|_| Box::new(Sleepy(wait)) as Box<dyn Driver + Send>).collect())
+    }
+
+    #[test]
+    fn a_count_is_met_exactly_by_all_workers_together() {
+        let mut p = pool(8, Duration::from_millis(2));
+        let mut samples = Vec::new();
+        p.run(RoundBudget::Requests(101), &AtomicBool::new(false), &mut |s| samples.push(s));
+        assert_eq!(samples.len(), 101);
+        assert!(samples.iter().all(|s| s.outcome.failure().is_none() && s.latency >= Duration::from_millis(2)));
+    }
+
+    /// Counted, not timed: with 8 workers each sleeping 20 ms, 400 ms of budget holds far more than the 20
+    /// requests one worker could make, and a stop set up front starts nothing.
+    #[test]
+    fn a_time_is_shared_and_a_stop_starts_nothing() {
+        let mut p = pool(8, Duration::from_millis(20));
+        let mut n = 0;
+        p.run(RoundBudget::Time(Duration::from_millis(400)), &AtomicBool::new(false), &mut |_| n += 1);
+        assert!(n > 40, "8 in flight made only {n} requests");
+        let mut m = 0;
+        p.run(RoundBudget::Requests(10), &AtomicBool::new(true), &mut |_| m += 1);
+        assert_eq!(m, 0);
+    }
+}
