@@ -62,7 +62,7 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
                 opened.record(session, case);
             }
             Step::Round { case, budget, .. } => {
-                progress.stage(&labels[case]);
+                progress.stage(&format!("{} · {} rounds left", labels[case], session.rounds_left()));
                 let before = inst.handshakes.and_then(|read| read());
                 let opened = Opened::start(inst);
                 let driver = drivers[case].as_mut();

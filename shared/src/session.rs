@@ -238,6 +238,11 @@ impl Session {
         }
     }
 
+    /// Rounds not handed out yet, over every case (for progress: a scan of many levels says how many are left).
+    pub fn rounds_left(&self) -> usize {
+        self.order.len().saturating_sub(self.next_round)
+    }
+
     /// Warm-up requests the whole run will make.
     pub fn warmup_requests(&self) -> u64 {
         self.plan.warmup.saturating_mul(self.cases.len() as u64)

@@ -2,6 +2,7 @@
 //! so the CLI and the page print byte-for-byte the same report.
 
 mod csv;
+pub mod levels;
 mod markdown;
 mod notes;
 mod table;

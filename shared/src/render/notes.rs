@@ -24,6 +24,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     out.extend(phases_notes(rows));
     out.extend(body_size_note(rows));
     out.extend(browser_connection_note(rows));
+    out.extend(connections_note(rows));
     out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
@@ -35,6 +36,22 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         out.push(s);
     }
     out
+}
+
+/// How many connections each case opened, where the embedded server counted them and any case kept more than
+/// one request in flight (sequential cases open one per request or one in all, which says nothing new).
+fn connections_note(rows: &[Row<'_>]) -> Option<String> {
+    if !rows.iter().any(|r| r.case.in_flight() > 1) {
+        return None;
+    }
+    let counted: Vec<String> =
+        rows.iter().filter_map(|r| Some(format!("{} {}", r.label, r.case.connections?))).collect();
+    (!counted.is_empty()).then(|| {
+        format!(
+            "note: connections opened per case (the embedded server's count, warm-up included): {}.",
+            counted.join(", ")
+        )
+    })
 }
 
 /// The protocol side of a run: cases left out (a client without HTTP/2), why failures failed (the first
@@ -113,20 +130,30 @@ fn browser_connection_note(rows: &[Row<'_>]) -> Option<String> {
 /// Every client should read the same body from the same URL; a difference means one of them is not
 /// measuring the same work.
 fn body_size_note(rows: &[Row<'_>]) -> Option<String> {
-    let mut sizes = BTreeSet::new();
-    let mut parts = Vec::new();
-    for row in rows {
-        if let Some(b) = row.case.bytes_per_ok() {
-            sizes.insert(b.to_bits());
-            parts.push(format!("{} {b:.0} B", row.label));
+    // Cases of a body-size scan asked for different sizes on purpose: compare those that asked alike.
+    let mut asked: Vec<Option<u64>> = Vec::new();
+    for r in rows {
+        if !asked.contains(&r.case.body_bytes) {
+            asked.push(r.case.body_bytes);
         }
     }
-    let same_target = rows.windows(2).all(|w| w[0].report.target.url == w[1].report.target.url);
-    (sizes.len() > 1 && same_target).then(|| {
-        format!(
-            "warning: clients read different body sizes from the same URL ({}): they are not doing the same work.",
-            parts.join(", ")
-        )
+    asked.into_iter().find_map(|a| {
+        let group: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.body_bytes == a).collect();
+        let mut sizes = BTreeSet::new();
+        let mut parts = Vec::new();
+        for row in &group {
+            if let Some(b) = row.case.bytes_per_ok() {
+                sizes.insert(b.to_bits());
+                parts.push(format!("{} {b:.0} B", row.label));
+            }
+        }
+        let same_target = group.windows(2).all(|w| w[0].report.target.url == w[1].report.target.url);
+        (sizes.len() > 1 && same_target).then(|| {
+            format!(
+                "warning: clients read different body sizes from the same URL ({}): they are not doing the same work.",
+                parts.join(", ")
+            )
+        })
     })
 }
 

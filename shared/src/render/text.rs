@@ -30,9 +30,17 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
         .filter(|d| sources.iter().all(|s| s.report.settings.duration_secs == Some(*d)));
     out.push_str(&timethese(&timings, options.basis, duration));
     out.push('\n');
-    let rates: Vec<(String, f64)> = timings.iter().map(|t| (t.name.clone(), t.rate(options.basis))).collect();
-    out.push_str(&cmpthese(&rates));
-    out.push('\n');
+    let levels = super::levels::levels(&rows);
+    for (title, members) in &levels {
+        // A scan compares the clients at each level: one chart per level.
+        if !title.is_empty() {
+            out.push_str(&format!("At {title}:\n"));
+        }
+        let rates: Vec<(String, f64)> =
+            members.iter().map(|&i| (timings[i].name.clone(), timings[i].rate(options.basis))).collect();
+        out.push_str(&cmpthese(&rates));
+        out.push('\n');
+    }
     if let Some(summary) = summary(&rows) {
         out.push_str(&summary);
         out.push('\n');
@@ -43,8 +51,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
             out.push('\n');
         }
     }
-    let body: Vec<Vec<String>> = rows.iter().map(stats_row).collect();
-    out.push_str(&columns(&stats_header(), &body));
+    out.push_str(&tables(&rows, &levels));
     let notes = notes(sources, &rows);
     if !notes.is_empty() {
         out.push('\n');
@@ -52,6 +59,34 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
             out.push_str(&n);
             out.push('\n');
         }
+    }
+    out
+}
+
+/// The statistics table, one per load level when a scan ran (each titled), with the body throughput when
+/// body sizes were asked for.
+fn tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> String {
+    let throughput = super::levels::shows_throughput(rows);
+    let mut header = stats_header();
+    if throughput {
+        header.push("body/s");
+    }
+    let mut out = String::new();
+    for (n, (title, members)) in levels.iter().enumerate() {
+        if !title.is_empty() {
+            out.push_str(&format!("{}At {title}:\n", if n > 0 { "\n" } else { "" }));
+        }
+        let body: Vec<Vec<String>> = members
+            .iter()
+            .map(|&i| {
+                let mut cells = stats_row(&rows[i]);
+                if throughput {
+                    cells.push(super::levels::throughput(&rows[i]));
+                }
+                cells
+            })
+            .collect();
+        out.push_str(&columns(&header, &body));
     }
     out
 }
@@ -77,6 +112,7 @@ fn header(source: &Source<'_>) -> String {
         let tls = if r.settings.tls { " over TLS" } else { "" };
         server.push_str(&format!(" · {}{tls}", versions.join(" and ")));
     }
+    server.push_str(&super::levels::header_part(&r.cases));
     let modes: Vec<&str> = r.settings.modes.iter().map(|m| m.as_str()).collect();
     let st = &r.settings;
     let amount = match (st.count, st.duration_secs) {

@@ -141,3 +141,21 @@ fn text_over_tls_with_both_http_versions() {
     assert!(out.contains("curl/fresh/h2") && out.contains("curl/reuse/h1"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// A scan of concurrency and body size: labels name the scanned parts, each level has its cmpthese chart and
+/// table, the header says what was scanned, and the body throughput is a column.
+#[test]
+fn text_of_a_concurrency_and_body_size_scan() {
+    let mut r = native();
+    r.settings.modes = vec![Mode::Reuse];
+    r.cases = Vec::new();
+    for (size, n, base) in [(1024, 1, 80), (1024, 8, 20), (65536, 1, 200), (65536, 8, 60)] {
+        for (client, factor) in [("curl", 2), ("raw", 1)] {
+            let mut c = case(client, Mode::Reuse, base * factor, 10, 0, Some((5, 5)));
+            (c.concurrency, c.body_bytes, c.connections) = (Some(n).filter(|n| *n > 1), Some(size), Some(n));
+            c.bytes = c.ok * size;
+            r.cases.push(c);
+        }
+    }
+    insta::assert_snapshot!(render(&[Source::new(&r)], Format::Text, &RenderOptions::default()));
+}
