@@ -87,7 +87,7 @@ pub fn header_part(cases: &[crate::model::Case]) -> String {
     match sizes.as_slice() {
         [] => {}
         [b] => out.push_str(&format!(" · {} bodies", crate::protocol::size_label(*b))),
-        many => out.push_str(&format!(" · bodies {}", join(many, |b| crate::protocol::size_label(b)))),
+        many => out.push_str(&format!(" · bodies {}", join(many, crate::protocol::size_label))),
     }
     let delays = distinct(&|c| c.server_delay_ms);
     match delays.as_slice() {
