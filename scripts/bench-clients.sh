@@ -32,10 +32,10 @@ for round in $(seq "$ROUNDS"); do
   echo "round $round done" >&2
 done
 
-# Columns after the prefix: case(3) ... ok(8) failed(9) ... rate_wall(11).
+# Columns after the prefix: case(3) ... http_version(7) ... ok(9) failed(10) ... rate_wall(12).
 echo
 printf '%-22s %14s %14s %8s   %s\n' "case" "embedded req/s" "nginx req/s" "ratio" "(mean of $ROUNDS rounds; min–max)"
-awk -F, '{ key=$3; t=$1; r=$11; s[t,key]+=r; n[t,key]++;
+awk -F, '{ key=$3; t=$1; r=$12; s[t,key]+=r; n[t,key]++;
            if (!((t,key) in lo) || r<lo[t,key]) lo[t,key]=r; if (r>hi[t,key]) hi[t,key]=r;
            if (!(key in seen)) { seen[key]=1; order[++k]=key } }
      END { for (i=1;i<=k;i++) { c=order[i]; e=s["embedded",c]/n["embedded",c]; x=s["nginx",c]/n["nginx",c];

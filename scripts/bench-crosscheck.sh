@@ -30,8 +30,8 @@ for round in $(seq "$ROUNDS"); do
   ab_rate=$(taskset -c "$client_cpu" ab -q -c1 -n "$((N / 4))" "$url" 2>/dev/null | awk '/Requests per second/ { print $4 }')
   csv=$(taskset -c "$client_cpu" "$BIN" run "$url" --clients raw --mode both -n "$N" --rounds 1 --warmup 500 \
         --pin none --format csv --no-progress 2>/dev/null)
-  fresh=$(echo "$csv" | awk -F, '$1 == "raw/fresh" { print $9 }')
-  reuse=$(echo "$csv" | awk -F, '$1 == "raw/reuse" { print $9 }')
+  fresh=$(echo "$csv" | awk -F, '$1 == "raw/fresh" { print $10 }')
+  reuse=$(echo "$csv" | awk -F, '$1 == "raw/reuse" { print $10 }')
   echo "$round $wrk_rate $reuse $ab_rate $fresh" >>"$work/rows"
   awk -v r="$round" -v w="$wrk_rate" -v ru="$reuse" -v a="$ab_rate" -v f="$fresh" 'BEGIN {
     printf "%-6s %12.0f %12.0f %7.2f %12.0f %12.0f %7.2f\n", r, w, ru, ru / w, a, f, f / a }'

@@ -16,14 +16,17 @@
 #   7. figure 1 by counts: system calls and instructions per request
 #   8. the embedded server over TLS vs nginx over TLS, one certificate for both: HTTP/1.1 (wrk -c16 -t2, -c1
 #      -t1) and HTTP/2 (h2load -c16 -m1, -c1 -m1) (goals >= 1.0 at c16, >= 0.95 at c1)
+#   9. concurrency: httpbench raw at -c 16 (reuse) vs wrk -c16 -t1 against the same embedded server (goal >=
+#      0.8); the embedded server under -c 256 with 5 ms think time (goal: no errors); peak RSS at -c 64,
+#      -n 10000 vs -n 1000000 (goal <= 1.2x)
 # Usage: scripts/bench-perf.sh [ROUNDS]   (default 5); SECTIONS="1 3" runs only those figures (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
-SECTIONS=${SECTIONS:-1 2 3 4 5 6 7 8}
+SECTIONS=${SECTIONS:-1 2 3 4 5 6 7 8 9}
 case $ROUNDS in '' | *[!0-9]* | 0) echo "error: ROUNDS '$ROUNDS' is not a positive whole number (e.g. 5)" >&2; exit 2 ;; esac
 for s in $SECTIONS; do
-  case $s in [1-8]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-8, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
+  case $s in [1-9]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-9, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
 done
 # nghttp2-client: h2load (figure 8); openssl: the certificate both TLS servers of figure 8 serve.
 HTTPBENCH_EXTRA_APT="nginx-light wrk gcc strace valgrind nghttp2-client openssl" bash scripts/setup.sh
@@ -46,7 +49,7 @@ echo "embedded server $EMB, nginx $NGX, $ROUNDS rounds; clients on CPU 0, server
 
 raw_rates() { # MODE N -> httpbench raw "wall-rate cpu-rate" against the embedded server
   $C0 "$BIN" run "$EMB" --clients raw --mode "$1" -n "$2" --rounds 1 --warmup 200 --pin none --format csv \
-    --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $9, $10 }'
+    --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $10, $11 }'
 }
 loop_rates() { $C0 "$work/rawloop" 127.0.0.1 "$EMB_PORT" / "$1" "$2" 200 | awk '{ print $3, $4 }'; }
 
@@ -101,7 +104,7 @@ clients=all
 [ "$have_perl" = 1 ] && clients=all,perl-lwp,perl-lite,perl-curl
 for r in $(seq "$ROUNDS"); do
   $C0 "$BIN" run "$EMB" --clients "$clients" --mode both -n "$N3" --rounds 1 --warmup 100 --pin none --format csv \
-    --no-progress 2>/dev/null | awk -F, -v r="$r" 'NR > 1 { print r, $1, $9, ($10 == "" ? 0 : $10) }'
+    --no-progress 2>/dev/null | awk -F, -v r="$r" 'NR > 1 { print r, $1, $10, ($11 == "" ? 0 : $11) }'
   if [ "$have_perl" = 1 ]; then
     NO_PROXY='*' $C0 perl "$SEED" "$N3" "$EMB" | awk -v n="$N3" -v r="$r" '$2 == "wallclock" || $3 == "wallclock" {
       name = $1; sub(":", "", name); w = ($2 == "wallclock") ? $1 : $2; cpu = 0
@@ -141,7 +144,7 @@ if perl:
 '
 n=1000000
 rate=$($C0 "$BIN" run "$EMB" --client-cmd "instant=python3 $PWD/tests/adapters/scripted.py instant" --clients instant \
-  --mode reuse -n "$n" --rounds "$ROUNDS" --warmup 0 --pin none --format csv --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $9 }')
+  --mode reuse -n "$n" --rounds "$ROUNDS" --warmup 0 --pin none --format csv --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $10 }')
 awk -v r="$rate" 'BEGIN { printf "command-client protocol: %.0f ns per request (a request line and its share of the batch; goal: under 1000 ns)\n", 1e9 / r }'
 }
 
@@ -301,6 +304,35 @@ done | awk '{ for (i = 1; i <= 8; i++) t[i] += $i
       NR, $1, $2, $1/$2, $3, $4, $3/$4, $5, $6, $5/$6, $7, $8, $7/$8 }
   END { printf "mean: h1 c16 %.2fx nginx, c1 %.2fx; h2 c16 %.2fx nginx, c1 %.2fx (goals >= 1.0 at c16, >= 0.95 at c1)\n",
       t[1]/t[2], t[3]/t[4], t[5]/t[6], t[7]/t[8] }'
+}
+
+section_9() {
+echo; echo "== 9. concurrency: raw -c 16 vs wrk -c16 -t1 (embedded server, reuse); -c 256 with 5 ms delay; RSS at -c 64"
+for r in $(seq "$ROUNDS"); do
+  h=$($C0 "$BIN" run "$EMB" --clients raw --mode reuse -c 16 -n 200000 --rounds 1 --warmup 1000 --pin none \
+    --format csv --no-progress 2>/dev/null | awk -F, 'NR == 2 { print $10, $11 }')
+  w=$($C0 wrk -c16 -t1 -d5s "$EMB" | awk '/Requests\/sec/ { print $2 }')
+  echo "$h $w"
+done | awk '{ a += $1; b += $3; printf "round %d: raw -c16 %.0f req/s (CPU rate %.0f) vs wrk -c16 -t1 %.0f (%.2f)\n", NR, $1, $2, $3, $1/$3 }
+  END { printf "mean: raw -c16 %.2fx wrk (goal >= 0.8)\n", a/b }'
+# -c 256 with think time needs the embedded server of `run` itself (the delay is asked per request).
+$C0 "$BIN" run --clients raw,curl-multi,reqwest-async --mode reuse -c 256 --server-delay 5ms -n 20000 --rounds 2 \
+  --warmup 512 --pin split --format csv --no-progress 2>/dev/null | awk -F, 'NR > 1 {
+    printf "%-22s -c 256, 5 ms delay: %6.0f req/s, ok %s, failed %s %s, connections %s\n", $1, $10, $7, $8, $9, $32
+    bad += $8 } END { printf "failed requests in all: %d (goal 0)\n", bad }'
+python3 - "$BIN" "$EMB" <<'PY'
+import resource, subprocess, sys
+bin, url = sys.argv[1], sys.argv[2]
+peaks = []
+for n in (10000, 1000000):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(["taskset", "-c", "0", bin, "run", url, "--clients", "raw", "--mode", "reuse", "-c", "64",
+                    "-n", str(n), "--pin", "none", "--format", "csv", "--no-progress"], stdout=subprocess.DEVNULL,
+                   check=True)
+    peaks.append(max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before))
+    print(f"-c 64 -n {n:>8}: peak RSS {peaks[-1] / 1024:.1f} MiB")
+print(f"ratio {peaks[1] / peaks[0]:.2f} (goal <= 1.2)")
+PY
 }
 
 for s in $SECTIONS; do "section_$s"; done

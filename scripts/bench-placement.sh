@@ -21,7 +21,7 @@ done
 # Per placement and case: mean wall rate, coefficient of variation across rounds; then the spread of each
 # case's rate relative to the first client's (the comparison a user reads), as CV of the ratio.
 awk -F, '
-  { pin=$1; r=$2; c=$3; v=$11; key=pin SUBSEP c; s[key]+=v; q[key]+=v*v; n[key]++; rate[pin,r,c]=v;
+  { pin=$1; r=$2; c=$3; v=$12; key=pin SUBSEP c; s[key]+=v; q[key]+=v*v; n[key]++; rate[pin,r,c]=v;
     if (!(c in seen)) { seen[c]=1; cases[++k]=c } pins[pin]=1; rounds[r]=1 }
   END {
     printf "%-6s %-14s %12s %8s %14s\n", "pin", "case", "mean req/s", "CV", "CV of ratio"
