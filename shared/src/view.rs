@@ -46,13 +46,11 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
     let mut versions_seen = sources.iter().flat_map(|s| s.report.cases.iter().map(|c| c.http_version));
     let first_version = versions_seen.next();
     let versions_differ = versions_seen.any(|v| Some(v) != first_version);
-    let cases = || sources.iter().flat_map(|s| s.report.cases.iter());
-    let differ = |f: &dyn Fn(&Case) -> Option<u64>| {
-        let first = cases().next().map(f);
-        cases().any(|c| Some(f(c)) != first)
-    };
-    let (sizes_differ, delays_differ) = (differ(&|c| c.body_bytes), differ(&|c| c.server_delay_ms));
-    let levels_differ = differ(&|c| c.concurrency.filter(|n| *n > 1));
+    let first = sources.iter().find_map(|s| s.report.cases.first());
+    let differ =
+        |f: fn(&Case) -> Option<u64>| sources.iter().flat_map(|s| &s.report.cases).any(|c| f(c) != first.and_then(f));
+    let (sizes_differ, delays_differ) = (differ(|c| c.body_bytes), differ(|c| c.server_delay_ms));
+    let levels_differ = differ(|c| Some(c.in_flight()));
     let mut kinds = BTreeSet::new();
     kinds.extend(sources.iter().map(|s| s.report.environment.kind));
     let kinds_tell_apart = kinds.len() == sources.len();
@@ -107,15 +105,19 @@ pub struct LoadParts {
 impl LoadParts {
     /// Append the parts to `label`.
     pub fn push_to(self, label: &mut String) {
+        // push_str and to_string, not format!: these labels are made in the page too, which has a budget.
         if let Some(size) = self.body_bytes {
             label.push('/');
             label.push_str(&size.map_or_else(|| "page".to_string(), crate::protocol::size_label));
         }
         if let Some(ms) = self.server_delay_ms {
-            label.push_str(&format!("/d{}ms", ms.unwrap_or(0)));
+            label.push_str("/d");
+            label.push_str(&ms.unwrap_or(0).to_string());
+            label.push_str("ms");
         }
         if let Some(n) = self.concurrency {
-            label.push_str(&format!("/c{n}"));
+            label.push_str("/c");
+            label.push_str(&n.to_string());
         }
     }
 }

@@ -90,13 +90,14 @@ pub fn parse_delays(raw: &str) -> Result<Vec<u64>, LoadError> {
 
 /// A body size as labels show it: `512`, `1k`, `64k`, `1m` (exact multiples of 1024 get the suffix).
 pub fn size_label(bytes: u64) -> String {
-    match bytes {
-        0 => "0".to_string(),
-        b if b % (1 << 30) == 0 => format!("{}g", b >> 30),
-        b if b % (1 << 20) == 0 => format!("{}m", b >> 20),
-        b if b % (1 << 10) == 0 => format!("{}k", b >> 10),
-        b => b.to_string(),
-    }
+    let (n, suffix) = match bytes {
+        0 => (0, ""),
+        b if b % (1 << 30) == 0 => (b >> 30, "g"),
+        b if b % (1 << 20) == 0 => (b >> 20, "m"),
+        b if b % (1 << 10) == 0 => (b >> 10, "k"),
+        b => (b, ""),
+    };
+    n.to_string() + suffix
 }
 
 /// The target `base` (the embedded server's URL, ending in `/`) asking for `body_bytes` of body and a think

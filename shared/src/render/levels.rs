@@ -64,40 +64,35 @@ pub fn throughput(row: &Row<'_>) -> String {
     }
 }
 
-/// What a report's cases asked of the load, for its header: ` · 16 in flight`, ` · in flight 1, 4, 16`,
-/// ` · 64k bodies`, ` · server delay 5 ms`; empty for sequential requests of the target as given.
+/// What a report's cases asked of the load, for its header: ` · in flight 16` (or `1, 4, 16`), ` · bodies 64k`,
+/// ` · server delay 5 ms`; empty for sequential requests of the target as given.
 pub fn header_part(cases: &[crate::model::Case]) -> String {
     let mut out = String::new();
-    let distinct = |f: &dyn Fn(&crate::model::Case) -> Option<u64>| {
-        let mut seen: Vec<u64> = Vec::new();
-        for v in cases.iter().filter_map(f) {
-            if !seen.contains(&v) {
-                seen.push(v);
-            }
-        }
-        seen
-    };
-    let levels = distinct(&|c| Some(c.in_flight()));
-    match levels.as_slice() {
-        [] | [1] => {}
-        [n] => out.push_str(&format!(" · {n} in flight")),
-        many => out.push_str(&format!(" · in flight {}", join(many, |n| n.to_string()))),
-    }
-    let sizes = distinct(&|c| c.body_bytes);
-    match sizes.as_slice() {
-        [] => {}
-        [b] => out.push_str(&format!(" · {} bodies", crate::protocol::size_label(*b))),
-        many => out.push_str(&format!(" · bodies {}", join(many, crate::protocol::size_label))),
-    }
-    let delays = distinct(&|c| c.server_delay_ms);
-    match delays.as_slice() {
-        [] | [0] => {}
-        [d] => out.push_str(&format!(" · server delay {d} ms")),
-        many => out.push_str(&format!(" · server delay {} ms", join(many, |d| d.to_string()))),
-    }
+    values(&mut out, " · in flight ", "", cases, |c| Some(c.in_flight().to_string()));
+    values(&mut out, " · bodies ", "", cases, |c| c.body_bytes.map(crate::protocol::size_label));
+    values(&mut out, " · server delay ", " ms", cases, |c| c.server_delay_ms.map(|d| d.to_string()));
     out
 }
 
-fn join(values: &[u64], f: impl Fn(u64) -> String) -> String {
-    values.iter().map(|v| f(*v)).collect::<Vec<_>>().join(", ")
+/// `name`, the distinct values of `value` over `cases` in order, `unit`; nothing when there are none, or only
+/// the default (1 in flight, no delay).
+fn values(
+    out: &mut String,
+    name: &str,
+    unit: &str,
+    cases: &[crate::model::Case],
+    value: fn(&crate::model::Case) -> Option<String>,
+) {
+    let mut seen: Vec<String> = Vec::new();
+    for v in cases.iter().filter_map(value) {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    let default = matches!(seen.as_slice(), [one] if one == "1" && unit.is_empty() || one == "0");
+    if !seen.is_empty() && !default {
+        out.push_str(name);
+        out.push_str(&seen.join(", "));
+        out.push_str(unit);
+    }
 }
