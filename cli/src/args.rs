@@ -116,6 +116,10 @@ pub struct RunArgs {
     /// Also write the CSV here.
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+    /// Also write the HTML report here: one self-contained file (charts, latency histograms, the statistics
+    /// table and the text report; no script, nothing fetched) to open in any browser or attach to an issue.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
     /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
     #[arg(long)]
     pub perl: bool,
@@ -245,6 +249,10 @@ pub struct CompareArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Also write the HTML report of the files here (percentile charts where a histogram would be: a result
+    /// file keeps percentiles only).
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
     /// Rate by CPU time, as Perl's Benchmark does.
     #[arg(long)]
     pub perl: bool,

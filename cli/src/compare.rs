@@ -1,7 +1,9 @@
-//! `httpbench compare`: read result files and render them as one report. Each file is refused with a message
-//! naming it when it is too large, not JSON, of another schema version, or holds impossible figures.
+//! `httpbench compare`: read result files and render them as one report (with `--export-html`, as the HTML
+//! report too). Each file is refused with a message naming it when it is too large, not JSON, of another
+//! schema version, or holds impossible figures.
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use anyhow::bail;
 use httpbench_shared::parse::parse_reports;
@@ -12,8 +14,8 @@ use crate::options::{CompareOptions, Usage};
 /// Result files larger than this are refused before reading (a real one is a few KiB).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Load and render.
-pub fn run(options: &CompareOptions) -> anyhow::Result<String> {
+/// Load, print the report and write `--export-html`: exit 0, or 1 when the file could not be written.
+pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
     let mut loaded: Vec<(String, Report)> = Vec::new();
     let mut links = 0;
     for path in &options.files {
@@ -29,7 +31,12 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<String> {
         loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
     }
     let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source { report: r, tag: Some(tag) }).collect();
-    Ok(render(&sources, options.format, &RenderOptions { basis: options.basis }))
+    let render_options = RenderOptions { basis: options.basis };
+    crate::output::print(&render(&sources, options.format, &render_options))?;
+    // Result files keep percentiles, not histograms: the HTML report draws percentile charts for every case.
+    let files: Vec<(&Path, String)> =
+        options.export_html.iter().map(|path| (path.as_path(), render::html(&sources, &[], &render_options))).collect();
+    Ok(if crate::output::write_all(&files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// The reports in a link's fragment; errors name the link by its start.

@@ -30,6 +30,7 @@ use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::{Finished, Header, Matrix, Session};
+use httpbench_shared::stats::Bin;
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
 
 use crate::args::{Cli, Command};
@@ -84,11 +85,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         None => run(&RunOptions::from_args(&cli.run)?),
         Some(Command::Run(a)) => run(&RunOptions::from_args(&a)?),
         Some(Command::Serve(a)) => serve(&a),
-        Some(Command::Compare(a)) => {
-            let text = compare::run(&CompareOptions::from_args(&a)?)?;
-            output::print(&text)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Command::Compare(a)) => compare::run(&CompareOptions::from_args(&a)?),
         Some(Command::Share(a)) => {
             output::print(&(compare::share(&a.files, &a.page)? + "\n"))?;
             Ok(ExitCode::SUCCESS)
@@ -159,6 +156,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if interrupted {
         eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
     }
+    // One histogram per native case, in case order, as the session hands them over; browser cases have none.
+    let histograms: Vec<Option<Vec<Bin>>> = native.histograms.into_iter().map(|h| Some(h.bins)).collect();
     let mut reports = vec![native.report];
     let mut browser_failed = false;
     match browser {
@@ -169,7 +168,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
-    let code = emit(&reports, options)?;
+    let code = emit(&reports, &histograms, options)?;
     Ok(if interrupted {
         ExitCode::from(130)
     } else if browser_failed {
@@ -397,18 +396,21 @@ fn measure(
     session.finish(header)
 }
 
-/// Print the report (native, then browser if any), write the exports, and choose the exit code.
-fn emit(reports: &[Report], options: &RunOptions) -> anyhow::Result<ExitCode> {
+/// Print the report (native, then browser if any), write the exports (the HTML report with `histograms`, one
+/// per case of the reports in order, where known), and choose the exit code.
+fn emit(reports: &[Report], histograms: &[Option<Vec<Bin>>], options: &RunOptions) -> anyhow::Result<ExitCode> {
     let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
     let render_options = RenderOptions { basis: options.basis };
     output::print(&render(&sources, options.format, &render_options))?;
-    let mut ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
-    for (format, path) in &options.exports {
-        let text = render(&sources, *format, &render_options);
-        if let Err(e) = output::write_atomic(path, &text) {
-            eprintln!("httpbench: error: {e:#}");
-            ok = false;
-        }
+    let ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
+    let mut files: Vec<(&std::path::Path, String)> = options
+        .exports
+        .iter()
+        .map(|(format, path)| (path.as_path(), render(&sources, *format, &render_options)))
+        .collect();
+    if let Some(path) = &options.export_html {
+        files.push((path, render::html(&sources, histograms, &render_options)));
     }
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let written = output::write_all(&files);
+    Ok(if ok && written { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

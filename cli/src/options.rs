@@ -42,6 +42,9 @@ pub struct RunOptions {
     pub format: Format,
     /// Files to write, with their formats.
     pub exports: Vec<(Format, PathBuf)>,
+    /// `--export-html`: the HTML report's file. Not a [`Format`]: it is a file to open, not a stream for
+    /// stdout, and it holds the run's latency histograms, which the report formats do not carry.
+    pub export_html: Option<PathBuf>,
     /// Which rate the Perl-style lines show.
     pub basis: RateBasis,
     /// Whether a progress bar may be shown (it still needs a terminal).
@@ -195,8 +198,9 @@ impl RunOptions {
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
                 .into_iter()
                 .filter_map(|(f, p)| p.as_ref().map(|p| (f, p.clone())))
-                .map(|(f, p)| check_export(&p, f).map(|()| (f, p)))
+                .map(|(f, p)| check_export(&p, &format!("--export-{f}")).map(|()| (f, p)))
                 .collect::<Result<Vec<_>, _>>()?;
+        let export_html = checked_html_export(a.export_html.as_deref())?;
         Ok(RunOptions {
             url: a.url.clone(),
             plan,
@@ -211,6 +215,7 @@ impl RunOptions {
             },
             format: a.format,
             exports,
+            export_html,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: a.pin.pin(),
@@ -276,18 +281,24 @@ fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
     Ok(specs)
 }
 
-/// Refuse an export path whose directory does not exist before spending minutes on a run.
-fn check_export(path: &Path, format: Format) -> Result<(), Usage> {
+/// `--export-html`, checked as every export is.
+fn checked_html_export(path: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
+    path.map(|p| check_export(p, "--export-html").map(|()| p.to_path_buf())).transpose()
+}
+
+/// Refuse an export path whose directory does not exist before spending minutes on a run; errors name
+/// `flag`.
+fn check_export(path: &Path, flag: &str) -> Result<(), Usage> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     if path.is_dir() {
-        return usage(format!("--export-{format} {}: is a directory; give a file name", path.display()));
+        return usage(format!("{flag} {}: is a directory; give a file name", path.display()));
     }
     if !dir.is_dir() {
         return usage(format!(
-            "--export-{format} {}: directory {} does not exist; create it first",
+            "{flag} {}: directory {} does not exist; create it first",
             path.display(),
             dir.display()
         ));
@@ -351,6 +362,8 @@ pub struct CompareOptions {
     pub files: Vec<PathBuf>,
     /// Output format.
     pub format: Format,
+    /// `--export-html`: the HTML report's file.
+    pub export_html: Option<PathBuf>,
     /// Which rate the Perl-style lines show.
     pub basis: RateBasis,
 }
@@ -361,6 +374,7 @@ impl CompareOptions {
         Ok(CompareOptions {
             files: a.files.clone(),
             format: a.format,
+            export_html: checked_html_export(a.export_html.as_deref())?,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
         })
     }

@@ -29,6 +29,19 @@ pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Write each (path, text) with [`write_atomic`], saying on stderr why one could not be written; whether all
+/// were. One failed file does not keep the others from being written.
+pub fn write_all(files: &[(&Path, String)]) -> bool {
+    let mut all = true;
+    for (path, text) in files {
+        if let Err(e) = write_atomic(path, text) {
+            eprintln!("httpbench: error: {e:#}");
+            all = false;
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

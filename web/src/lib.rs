@@ -3,10 +3,9 @@
 //! run session the CLI drives too (`httpbench_shared::session`), and shows the CLI's own report, rendered by
 //! `httpbench_shared`.
 //!
-//! The pure parts (settings, charts) build everywhere and are tested natively; everything that touches the
-//! browser is compiled for wasm32 only.
+//! The pure part (settings) builds everywhere and is tested natively; everything that touches the browser is
+//! compiled for wasm32 only. The charts are `httpbench_shared::render::charts`, shared with the HTML report.
 
-pub mod charts;
 pub mod settings;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,7 +1,9 @@
-//! Renderers: turn one or more reports into text, JSON, Markdown or CSV. They return `String`s and do no I/O,
-//! so the CLI and the page print byte-for-byte the same report.
+//! Renderers: turn one or more reports into text, JSON, Markdown, CSV, SVG charts or a self-contained HTML
+//! page. They return `String`s and do no I/O, so the CLI and the page print byte-for-byte the same report.
 
+pub mod charts;
 mod csv;
+mod html;
 pub mod levels;
 mod markdown;
 mod notes;
@@ -17,6 +19,7 @@ use crate::view::Source;
 
 pub use notes::notes;
 pub use table::{stats_header, stats_row};
+pub use text::summary;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +93,14 @@ pub fn render(sources: &[Source<'_>], format: Format, options: &RenderOptions) -
 /// The Perl-style text report, then the statistics table and the notes.
 pub fn text(sources: &[Source<'_>], options: &RenderOptions) -> String {
     text::render(sources, options)
+}
+
+/// The HTML report of `sources`: one self-contained file (inline CSS and SVG, no script, nothing fetched) with
+/// the summary, charts, statistics table, the text report and the environment. `histograms` holds the latency
+/// histogram of each row of [`crate::view::rows`]`(sources)`, in order, `None` where none is known (a report
+/// read from a file keeps percentiles only: those rows get a percentile chart), as for rows past its end.
+pub fn html(sources: &[Source<'_>], histograms: &[Option<Vec<crate::stats::Bin>>], options: &RenderOptions) -> String {
+    html::render(sources, histograms, options)
 }
 
 /// The result file(s) as pretty JSON, newline-terminated.

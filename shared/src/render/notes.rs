@@ -54,6 +54,22 @@ fn connections_note(rows: &[Row<'_>]) -> Option<String> {
     })
 }
 
+/// Where a report's client (or Chromium) and server ran, with the CPUs online and the load at the start: the
+/// notes' placement line and the HTML report's environment say it in these words.
+pub(super) fn placement(e: &crate::model::Environment, p: &crate::model::Placement) -> String {
+    let mut line = match e.kind {
+        EnvironmentKind::Native => p.describe(),
+        EnvironmentKind::Browser => p.describe_browser(),
+    };
+    if let Some(n) = e.cpus_online {
+        line.push_str(&format!("; {n} CPUs online"));
+    }
+    if let Some(load) = p.load_average_1m {
+        line.push_str(&format!("; load average {load:.2} at start"));
+    }
+    line
+}
+
 /// The protocol side of a run: cases left out (a client without HTTP/2), why failures failed (the first
 /// reason of each kind), and TLS as the embedded server negotiated it.
 fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
@@ -165,18 +181,8 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
         sources.iter().filter_map(|s| s.report.environment.placement.as_ref().map(|p| (s, p))).collect();
     for (s, p) in &placed {
         let tag = s.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
-        let mut line = match s.report.environment.kind {
-            EnvironmentKind::Native => format!("note: {tag}placement: {}", p.describe()),
-            EnvironmentKind::Browser => format!("note: {tag}browser placement: {}", p.describe_browser()),
-        };
-        if let Some(n) = s.report.environment.cpus_online {
-            line.push_str(&format!("; {n} CPUs online"));
-        }
-        if let Some(load) = p.load_average_1m {
-            line.push_str(&format!("; load average {load:.2} at start"));
-        }
-        line.push('.');
-        out.push(line);
+        let browser = if s.report.environment.kind == EnvironmentKind::Browser { "browser " } else { "" };
+        out.push(format!("note: {tag}{browser}placement: {}.", placement(&s.report.environment, p)));
     }
     // A browser is placed as it runs for a user, not as a single-threaded client is: native and browser
     // placements differ by design, so only reports of one environment are held to the same placement.

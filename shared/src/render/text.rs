@@ -91,8 +91,8 @@ fn tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> String {
     out
 }
 
-/// Two lines naming the program, the environment and what was requested.
-fn header(source: &Source<'_>) -> String {
+/// Two lines naming the program, the environment and what was requested (the HTML report's header too).
+pub(super) fn header(source: &Source<'_>) -> String {
     let r: &Report = source.report;
     let e = &r.environment;
     let tag = source.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
@@ -165,8 +165,9 @@ fn timing(row: &Row<'_>) -> Timing {
 }
 
 /// Hyperfine's summary, by wall rate: the fastest case, then how many times faster it ran than each other case,
-/// ± the uncertainty propagated from both cases' standard errors over rounds.
-fn summary(rows: &[Row<'_>]) -> Option<String> {
+/// ± the uncertainty propagated from both cases' standard errors over rounds. `None` with fewer than two
+/// cases that completed requests. The text and HTML reports and the page all show this one.
+pub fn summary(rows: &[Row<'_>]) -> Option<String> {
     let ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
     if ranked.len() < 2 {
         return None;
@@ -184,7 +185,7 @@ fn summary(rows: &[Row<'_>]) -> Option<String> {
 }
 
 /// With exactly two reports of the same cases: a change line per case, criterion style.
-fn change_lines(before: &Source<'_>, after: &Source<'_>) -> Option<String> {
+pub(super) fn change_lines(before: &Source<'_>, after: &Source<'_>) -> Option<String> {
     let changes = crate::change::changes(before.report, after.report);
     if changes.is_empty() {
         return None;

@@ -20,6 +20,12 @@ fn case(
     fail: u64,
     cpu: Option<(u64, u64)>,
 ) -> httpbench_shared::Case {
+    let cpu = cpu.map(|(u, s)| CpuTime { user: Duration::from_millis(u), sys: Duration::from_millis(s) });
+    recorded(base_us, spread, fail).finish(client, mode, cpu)
+}
+
+/// The recorder of [`case`]'s requests, for its latency histogram too.
+pub(crate) fn recorded(base_us: u64, spread: u64, fail: u64) -> Recorder {
     let mut r = Recorder::new();
     let mut wall = Duration::ZERO;
     for i in 0..200u64 {
@@ -32,25 +38,28 @@ fn case(
             wall = Duration::ZERO;
         }
     }
-    let cpu = cpu.map(|(u, s)| CpuTime { user: Duration::from_millis(u), sys: Duration::from_millis(s) });
-    r.finish(client, mode, cpu)
+    r
 }
 
-fn native() -> Report {
+/// The (base µs, spread, failures) of each case of [`native`], in its order, to record them again.
+pub(crate) const NATIVE_CASES: [(u64, u64, u64); 4] = [(180, 40, 0), (80, 20, 0), (120, 30, 0), (35, 10, 3)];
+
+pub(crate) fn native() -> Report {
     let mut r = fixture::report(EnvironmentKind::Native);
     r.environment.client_versions = BTreeMap::from([("curl".into(), "libcurl 7.88.1".into())]);
     r.settings.clients = vec!["curl".into(), "raw".into()];
+    let [a, b, c, d] = NATIVE_CASES;
     r.cases = vec![
-        case("curl", Mode::Fresh, 180, 40, 0, Some((20, 18))),
-        case("curl", Mode::Reuse, 80, 20, 0, Some((9, 3))),
-        case("raw", Mode::Fresh, 120, 30, 0, Some((8, 10))),
-        case("raw", Mode::Reuse, 35, 10, 3, Some((2, 2))),
+        case("curl", Mode::Fresh, a.0, a.1, a.2, Some((20, 18))),
+        case("curl", Mode::Reuse, b.0, b.1, b.2, Some((9, 3))),
+        case("raw", Mode::Fresh, c.0, c.1, c.2, Some((8, 10))),
+        case("raw", Mode::Reuse, d.0, d.1, d.2, Some((2, 2))),
     ];
     r
 }
 
 /// The native report's figures as a browser run: the browser fixture's environment, its own clients.
-fn browser() -> Report {
+pub(crate) fn browser() -> Report {
     let mut r = native();
     let b = fixture::report(EnvironmentKind::Browser);
     (r.tool, r.environment) = (b.tool, b.environment);

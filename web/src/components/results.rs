@@ -1,17 +1,17 @@
-//! The results: the CLI's text report in a copyable `<pre>`, the statistics table, the rate chart with 95%
-//! confidence intervals, and a latency histogram per case of this page's run. Every figure and every label
-//! comes from `httpbench_shared` (renderers, table cells, view labels); this module only lays them out.
+//! The results, in the order people look (as the HTML report has them): the summary (the fastest case and how
+//! many times faster it ran), the rate chart with 95% confidence intervals, the statistics table, a latency
+//! histogram per case of this page's run as small multiples in a grid, and last the CLI's text report in a
+//! copyable `<pre>` that scrolls sideways. Every figure and every label comes from `httpbench_shared`
+//! (renderers, charts, table cells, view labels); this module only lays them out.
 
-use httpbench_shared::model::{Case, Report};
-use httpbench_shared::render::{stats_header, stats_row};
-use httpbench_shared::session::CaseHistogram;
-use httpbench_shared::stats::Bin;
+use httpbench_shared::model::Report;
+use httpbench_shared::render::charts::{histogram, rate_bars, rate_chart};
+use httpbench_shared::render::{stats_header, stats_row, summary};
 use httpbench_shared::view::rows;
 use httpbench_shared::{RenderOptions, Source};
 use leptos::prelude::*;
 
 use super::PageState;
-use crate::charts::{histogram, rate_chart, Bar};
 
 /// The reports as `shared` sources, borrowing from `reports`.
 fn sources(reports: &[(Option<String>, Report)]) -> Vec<Source<'_>> {
@@ -35,13 +35,18 @@ pub fn Results() -> impl IntoView {
     view! {
         <Show when=move || reports.with(|r| !r.is_empty())>
             <section aria-label="Results">
-                <h2>"Report"</h2>
-                <pre class="report" data-testid="report" tabindex="0">{report_text}</pre>
+                <pre class="summary" data-testid="summary">{move || reports.with(|r| summary(&rows(&sources(r))))}</pre>
+                <h2>"Wall rates"</h2>
+                <div
+                    class="chart"
+                    data-testid="rate-chart"
+                    inner_html=move || reports.with(|r| rate_chart(&rate_bars(&rows(&sources(r)))))
+                ></div>
                 <h2>"Statistics"</h2>
                 <StatsTable reports=reports />
-                <h2>"Wall rates"</h2>
-                <div class="chart" data-testid="rate-chart" inner_html=move || reports.with(|r| rates_svg(r))></div>
-                <Histograms reports=reports />
+                <div data-testid="histograms" inner_html=move || reports.with(|r| histograms(state, r))></div>
+                <h2>"Report"</h2>
+                <pre class="report" data-testid="report" tabindex="0">{report_text}</pre>
             </section>
         </Show>
         <pre hidden data-testid="result-json">{own_json}</pre>
@@ -86,49 +91,21 @@ fn StatsTable(
     }
 }
 
-fn rates_svg(reports: &[(Option<String>, Report)]) -> String {
-    let bars: Vec<Bar> = rows(&sources(reports))
-        .iter()
-        .map(|row| Bar {
-            label: row.label.clone(),
-            rate: row.case.rate_wall,
-            ci95: row.case.rate_wall_spread.map(|s| (s.ci95_low, s.ci95_high)),
-        })
-        .collect();
-    rate_chart(&bars)
-}
-
-/// Latency histograms of this page's own cases (an imported file has percentiles, not a histogram), each
-/// found by its case's client and mode and titled with that case's label in the statistics table.
-#[component]
-fn Histograms(
-    /// The reports shown (this page's run first when there is one), for the labels of the table.
-    reports: Signal<Vec<(Option<String>, Report)>>,
-) -> impl IntoView {
-    let state = expect_context::<PageState>();
-    let charts = move || {
-        state.last.with(|last| {
-            let Some(last) = last else { return String::new() };
-            reports.with(|r| {
-                // With a run, `sources` puts its report first.
-                let Some((_, own)) = r.first() else { return String::new() };
-                rows(&sources(r))
-                    .iter()
-                    .filter(|row| std::ptr::eq(row.report, own))
-                    .filter_map(|row| Some(histogram(&row.label, bins_of(&last.histograms, row.case)?)))
-                    .collect::<String>()
-            })
-        })
-    };
-    view! {
-        <Show when=move || state.own.with(|o| o.is_some())>
-            <h2>"Latency histograms"</h2>
-            <div class="chart" data-testid="histograms" inner_html=charts></div>
-        </Show>
-    }
-}
-
-/// The histogram of `case` among the run's, by its (client, mode).
-fn bins_of<'a>(histograms: &'a [CaseHistogram], case: &Case) -> Option<&'a [Bin]> {
-    histograms.iter().find(|h| h.key.client == case.client && h.key.mode == case.mode).map(|h| h.bins.as_slice())
+/// Latency histograms of this page's own cases as small multiples under their heading, as markup (an
+/// imported file has percentiles, not a histogram; nothing before a run). Each is titled with its case's label
+/// in the statistics table; the run's histograms are in the order of its report's cases, so they pair with
+/// that report's rows in order. Markup rather than a `<Show>` with its own elements: that costs the page
+/// (budget 200 KB gzip) more than a string.
+fn histograms(state: PageState, reports: &[(Option<String>, Report)]) -> String {
+    state.last.with(|last| {
+        // With a run, `sources` puts its report first.
+        let (Some(last), Some((_, own))) = (last, reports.first()) else { return String::new() };
+        let charts: String = rows(&sources(reports))
+            .iter()
+            .filter(|row| std::ptr::eq(row.report, own))
+            .zip(&last.histograms)
+            .map(|(row, h)| histogram(&row.label, &h.bins))
+            .collect();
+        format!("<h2>Latency histograms</h2><div class=\"chart hists\">{charts}</div>")
+    })
 }

@@ -1,0 +1,226 @@
+//! Hand-made SVG charts (no chart library, no CDN), shared by the page and the HTML report: wall rates as
+//! horizontal bars with 95% confidence intervals, a latency histogram per case, a percentile ladder where
+//! only percentiles are known, and ([`scan`]) a line chart of a figure against a scanned parameter. Pure
+//! functions from figures to SVG text; the caller puts the text into a document and styles the classes
+//! (`bar`, `err`, `label`, `value`, `axis`).
+
+mod scan;
+
+pub use scan::{scan_chart, Series};
+
+use crate::model::Latency;
+use crate::stats::Bin;
+use crate::units::duration_ns;
+use crate::view::Row;
+
+/// One bar of the rate chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// Case label, as in the statistics table.
+    pub label: String,
+    /// Wall rate, requests per second.
+    pub rate: f64,
+    /// 95% confidence interval of the mean per-round rate, where there were two rounds or more.
+    pub ci95: Option<(f64, f64)>,
+}
+
+/// The bar of each row: its label, wall rate and interval.
+pub fn rate_bars(rows: &[Row<'_>]) -> Vec<Bar> {
+    rows.iter()
+        .map(|row| Bar {
+            label: row.label.clone(),
+            rate: row.case.rate_wall,
+            ci95: row.case.rate_wall_spread.map(|s| (s.ci95_low, s.ci95_high)),
+        })
+        .collect()
+}
+
+/// Width of the rate chart. Labels sit above their bars, so the bars get the whole width and the chart
+/// needs few units: drawn about as wide on a desktop as on a phone, its text stays near 12 px on both.
+const WIDTH: f64 = 400.0;
+const ROW_H: f64 = 36.0;
+/// Room right of the longest bar for its figure.
+const VALUE_W: f64 = 56.0;
+/// Width of a small chart (histogram, percentiles): small multiples, a few side by side on a desktop.
+const SMALL_W: f64 = 320.0;
+const SMALL_H: f64 = 160.0;
+
+/// The rate chart: one horizontal bar per case under its label, scaled to the largest rate or interval end.
+pub fn rate_chart(bars: &[Bar]) -> String {
+    let max = bars.iter().map(|b| b.ci95.map_or(b.rate, |(_, hi)| hi.max(b.rate))).fold(0.0, f64::max);
+    let scale = if max > 0.0 { (WIDTH - 8.0 - VALUE_W) / max } else { 0.0 };
+    let height = ROW_H * bars.len() as f64 + 4.0;
+    let mut svg = open(WIDTH, height, "Wall rate of each case, requests per second, with 95% confidence intervals");
+    for (i, b) in bars.iter().enumerate() {
+        let y = 4.0 + ROW_H * i as f64;
+        let w = b.rate * scale;
+        svg.push_str(&format!(r#"<text x="4" y="{:.1}" class="label">{}</text>"#, y + 11.0, escape(&b.label)));
+        svg.push_str(&format!(
+            r#"<rect x="4" y="{:.1}" width="{w:.1}" height="14" class="bar"><title>{}: {:.0} req/s</title></rect>"#,
+            y + 16.0,
+            escape(&b.label),
+            b.rate
+        ));
+        if let Some((lo, hi)) = b.ci95 {
+            let (x0, x1, yc) = (4.0 + lo.max(0.0) * scale, 4.0 + hi * scale, y + 23.0);
+            svg.push_str(&format!(
+                r#"<path d="M{x0:.1} {yc:.1}H{x1:.1}M{x0:.1} {:.1}v10M{x1:.1} {:.1}v10" class="err"/>"#,
+                yc - 5.0,
+                yc - 5.0
+            ));
+        }
+        let text_x = 4.0 + b.ci95.map_or(w, |(_, hi)| (hi * scale).max(w)) + 6.0;
+        svg.push_str(&format!(r#"<text x="{text_x:.1}" y="{:.1}" class="value">{:.0}</text>"#, y + 28.0, b.rate));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// A latency histogram of one case, small enough to sit in a grid with the others: bars of request counts
+/// from the fastest request to p99 (the slowest 1% are counted in the last bar, as [`crate::Recorder`]
+/// bins them), the fastest, middle and p99 latencies under the axis.
+pub fn histogram(label: &str, bins: &[Bin]) -> String {
+    let plot_h = SMALL_H - 50.0;
+    let top = bins.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64;
+    let bar_w = if bins.is_empty() { 0.0 } else { (SMALL_W - 20.0) / bins.len() as f64 };
+    let title = format!("Latency histogram of {label}, fastest request to p99 (slower ones in the last bar)");
+    let mut svg = open(SMALL_W, SMALL_H, &title);
+    svg.push_str(&format!(r#"<text x="10" y="14" class="label">{}</text>"#, escape(label)));
+    for (i, b) in bins.iter().enumerate() {
+        let h = b.count as f64 / top * plot_h;
+        svg.push_str(&format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" class="bar"><title>{}–{}: {}</title></rect>"#,
+            10.0 + bar_w * i as f64,
+            24.0 + plot_h - h,
+            (bar_w - 1.0).max(0.5),
+            duration_ns(b.low_ns),
+            duration_ns(b.high_ns),
+            b.count
+        ));
+    }
+    if let (Some(first), Some(last)) = (bins.first(), bins.last()) {
+        let y = SMALL_H - 12.0;
+        let mid = (first.low_ns + last.high_ns) / 2.0;
+        svg.push_str(&format!(
+            r#"<path d="M10 {a}H{r}" class="err"/><text x="10" y="{y}" class="axis">{}</text><text x="{c}" y="{y}" text-anchor="middle" class="axis">{}</text><text x="{r}" y="{y}" text-anchor="end" class="axis">p99 {}</text>"#,
+            duration_ns(first.low_ns),
+            duration_ns(mid),
+            duration_ns(last.high_ns),
+            a = 24.0 + plot_h + 0.5,
+            c = SMALL_W / 2.0,
+            r = SMALL_W - 10.0,
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Where a case has percentiles but no histogram (a report read from a file keeps only its [`Latency`]):
+/// one bar per figure, min to max, on a linear scale to the slowest request, each labelled with its value,
+/// the same size as a [`histogram`] so the two mix in one grid.
+pub fn percentile_chart(label: &str, latency: &Latency) -> String {
+    let figures = [
+        ("min", latency.min),
+        ("p50", latency.p50),
+        ("p90", latency.p90),
+        ("p99", latency.p99),
+        ("p99.9", latency.p999),
+    ];
+    let figures = figures.iter().copied().chain(std::iter::once(("max", latency.max)));
+    let (left, plot_w, row_h) = (52.0, SMALL_W - 52.0 - 78.0, 20.0);
+    let scale = if latency.max > 0.0 { plot_w / latency.max } else { 0.0 };
+    let title = format!("Latency percentiles of {label} (the report keeps no histogram)");
+    let mut svg = open(SMALL_W, SMALL_H, &title);
+    svg.push_str(&format!(r#"<text x="10" y="14" class="label">{} (percentiles)</text>"#, escape(label)));
+    for (i, (name, ns)) in figures.enumerate() {
+        let y = 24.0 + row_h * i as f64;
+        let w = (ns * scale).max(0.5);
+        svg.push_str(&format!(
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" class="axis">{name}</text><rect x="{left}" y="{:.1}" width="{w:.1}" height="{:.1}" class="bar"/><text x="{:.1}" y="{:.1}" class="value">{}</text>"#,
+            left - 6.0,
+            y + 14.0,
+            y + 3.0,
+            row_h - 6.0,
+            left + w + 5.0,
+            y + 14.0,
+            duration_ns(ns)
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The opening tag of a chart `width` × `height` user units wide that scales to its container, with `title`
+/// for screen readers and as a tooltip. The namespace keeps the text a valid SVG file on its own too.
+fn open(width: f64, height: f64, title: &str) -> String {
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height:.0}" width="100%" role="img" aria-label="{t}"><title>{t}</title>"#,
+        t = escape(title)
+    )
+}
+
+/// Text made safe for HTML and SVG content and double-quoted attributes: the one escape of every markup
+/// renderer.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_to_the_largest_interval_and_draw_error_bars() {
+        let bars = vec![
+            Bar { label: "fetch".into(), rate: 400.0, ci95: Some((380.0, 420.0)) },
+            Bar { label: "native/<raw>".into(), rate: 200.0, ci95: None },
+        ];
+        let svg = rate_chart(&bars);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+        assert_eq!(svg.matches("<rect").count(), 2);
+        assert_eq!(svg.matches(r#"class="err""#).count(), 1, "only the case with rounds has an interval");
+        assert!(svg.contains("native/&lt;raw&gt;"), "labels are escaped");
+        // 420 req/s is the full plot width (336 units): 400 req/s is 320 units wide.
+        assert!(svg.contains(r#"width="320.0""#), "{svg}");
+    }
+
+    #[test]
+    fn histogram_bars_follow_counts() {
+        let bins = vec![
+            Bin { low_ns: 1_000.0, high_ns: 2_000.0, count: 4 },
+            Bin { low_ns: 2_000.0, high_ns: 3_000.0, count: 0 },
+            Bin { low_ns: 3_000.0, high_ns: 4_000.0, count: 2 },
+        ];
+        let svg = histogram("x<hr", &bins);
+        assert_eq!(svg.matches("<rect").count(), 3);
+        // The plot is 110 units high: the tallest bar fills it, half the count is half as high.
+        assert!(svg.contains(r#"height="110.0""#) && svg.contains(r#"height="55.0""#), "{svg}");
+        assert!(svg.contains("Latency histogram of x&lt;hr"));
+        assert!(svg.contains(">1.0 µs<") && svg.contains(">2.5 µs<") && svg.contains(">p99 4.0 µs<"), "{svg}");
+        assert!(histogram("none", &[]).ends_with("</svg>"));
+    }
+
+    #[test]
+    fn percentiles_are_bars_to_the_slowest_request() {
+        let l = Latency {
+            min: 1_000.0,
+            mean: 2_000.0,
+            stddev: 10.0,
+            p50: 2_000.0,
+            p90: 3_000.0,
+            p99: 5_000.0,
+            p999: 8_000.0,
+            max: 10_000.0,
+        };
+        let svg = percentile_chart("curl", &l);
+        assert_eq!(svg.matches("<rect").count(), 6);
+        // The plot is 190 units wide: max fills it, p50 is a fifth of it.
+        assert!(svg.contains(r#"width="190.0""#) && svg.contains(r#"width="38.0""#), "{svg}");
+        assert!(svg.contains(">p99.9<") && svg.contains(">8.0 µs<"), "{svg}");
+    }
+
+    #[test]
+    fn escape_covers_markup_and_attributes() {
+        assert_eq!(escape(r#"<a href="x">&</a>"#), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
+    }
+}

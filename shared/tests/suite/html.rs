@@ -1,0 +1,81 @@
+//! The HTML report: a snapshot of a whole native report (histograms where the run kept them, percentiles
+//! where it did not), and the promises of the format checked on their own: self-contained (no script, no
+//! asset fetched from anywhere), every label escaped, the text report inside it unchanged.
+
+use httpbench_shared::render::{html, text};
+use httpbench_shared::session::HISTOGRAM_BINS;
+use httpbench_shared::stats::Bin;
+use httpbench_shared::{RenderOptions, Source};
+
+use crate::render::{browser, native, recorded, NATIVE_CASES};
+
+/// The histograms of [`native`]'s cases, as its session would have handed them over.
+fn native_histograms() -> Vec<Option<Vec<Bin>>> {
+    NATIVE_CASES
+        .iter()
+        .map(|&(base, spread, fail)| Some(recorded(base, spread, fail).histogram(HISTOGRAM_BINS)))
+        .collect()
+}
+
+#[test]
+fn html_report() {
+    let r = native();
+    let mut histograms = native_histograms();
+    // The last case as if read from a file: a percentile chart instead.
+    histograms[3] = None;
+    insta::assert_snapshot!(html(&[Source::new(&r)], &histograms, &RenderOptions::default()));
+}
+
+/// Every `http://` or `https://` in `page` that is neither the target's URL (as text) nor the SVG namespace.
+fn foreign_urls<'a>(page: &'a str, target: &str) -> Vec<&'a str> {
+    let svg_ns = "http://www.w3.org/2000/svg";
+    page.match_indices("http")
+        .map(|(i, _)| &page[i..])
+        .filter(|rest| rest.starts_with("http://") || rest.starts_with("https://"))
+        .filter(|rest| !rest.starts_with(target) && !rest.starts_with(svg_ns))
+        .map(|rest| &rest[..rest.len().min(60)])
+        .collect()
+}
+
+#[test]
+fn the_html_report_is_self_contained_and_escapes_every_label() {
+    let (mut n, b) = (native(), browser());
+    n.cases[0].client = "<script>alert(\"x\")</script>".into();
+    n.environment.cpu = Some("Evil & <b>Co</b>".into());
+    let sources = [Source { report: &n, tag: Some("a\"b") }, Source { report: &b, tag: Some("c") }];
+    let histograms = native_histograms();
+    let page = html(&sources, &histograms, &RenderOptions::default());
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(!page.to_ascii_lowercase().contains("<script"), "no script, not even from a label");
+    assert!(page.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), "the label is shown, escaped");
+    assert!(page.contains("Evil &amp; &lt;b&gt;Co&lt;/b&gt;") && !page.contains("<b>"));
+    for asset in ["<link", " src=", " href=", "url(", "@import", "@font-face"] {
+        assert!(!page.contains(asset), "{asset}: nothing is fetched");
+    }
+    assert_eq!(foreign_urls(&page, &n.target.url), Vec::<&str>::new());
+    assert!(page.contains("http://127.0.0.1:8080/"), "the target is named");
+    // Four native cases with histograms, two browser cases without: percentile charts for those.
+    assert_eq!(page.matches("aria-label=\"Latency histogram of ").count(), 4);
+    assert_eq!(page.matches("aria-label=\"Latency percentiles of ").count(), 2);
+    assert_eq!(page.matches("data-testid=\"stats-row\"").count(), 6);
+    // The text report is in it whole, escaped once.
+    let report = text(&sources, &RenderOptions::default());
+    let escaped = report.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    assert!(page.contains(&escaped));
+}
+
+#[test]
+fn the_html_report_of_nothing_says_so() {
+    let mut r = native();
+    r.cases.clear();
+    let page = html(&[Source::new(&r)], &[], &RenderOptions::default());
+    assert!(page.contains("No cases were measured.") && !page.contains("<svg"), "{page}");
+}
+
+#[test]
+fn a_single_case_reports_its_rate_as_the_summary() {
+    let mut r = native();
+    r.cases.truncate(1);
+    let page = html(&[Source::new(&r)], &[None], &RenderOptions::default());
+    assert!(page.contains("curl ran at "), "{page}");
+}
