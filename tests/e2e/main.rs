@@ -9,6 +9,7 @@ mod concurrency;
 mod faults;
 mod helpers;
 mod hosted;
+mod html_report;
 mod page;
 mod perl_seed;
 mod placement;

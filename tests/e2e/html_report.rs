@@ -1,0 +1,84 @@
+//! `--export-html`: the HTML report of a real run against the embedded server, and of `compare`, written as
+//! one file; a bad path refused before anything runs; and the file opened from disk (`file://`, no server) in
+//! headless Chromium at a desktop's and a phone's width, screenshots saved under `tests/artifacts/`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::helpers::{run, scratch};
+use crate::page::{eval, launch, screenshot};
+
+/// `httpbench run ARGS --export-html PATH` (stdout in CSV), checked to succeed; the file's text.
+fn export_html(path: &Path, args: &[&str]) -> String {
+    let mut all = args.to_vec();
+    all.extend(["--format", "csv", "--export-html", path.to_str().unwrap()]);
+    let (code, _, err) = run(&all);
+    assert_eq!(code, 0, "{err}");
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn run_and_compare_write_the_html_report() {
+    let dir = scratch("html-report");
+    let (html, json) = (dir.join("run.html"), dir.join("run.json"));
+    let args = ["-n", "20", "--warmup", "0", "--clients", "raw,curl", "--mode", "reuse"];
+    let page = export_html(&html, &[&args[..], &["--export-json", json.to_str().unwrap()]].concat());
+    assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
+    assert!(!page.contains("<script"), "a report runs nothing");
+    for case in ["raw", "curl"] {
+        assert!(page.contains(&format!("data-case=\"{case}\"")), "{case} has a table row");
+        // The run's own histograms, not the percentile stand-in of a file.
+        assert!(page.contains(&format!("aria-label=\"Latency histogram of {case},")), "{case}: {page}");
+    }
+    assert_eq!(page.matches("<svg").count(), 3, "the rate chart and two histograms");
+    // From the result file: the same cases, percentiles where the run had histograms.
+    let compared = dir.join("compared.html");
+    let (code, out, err) = run(&["compare", json.to_str().unwrap(), "--export-html", compared.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Benchmark: timing 20 iterations of "), "stdout still has the text report: {out}");
+    let page = std::fs::read_to_string(&compared).unwrap();
+    assert_eq!(page.matches("aria-label=\"Latency percentiles of ").count(), 2, "{page}");
+}
+
+#[test]
+fn an_html_export_into_a_missing_directory_is_refused_before_running() {
+    for command in [&["run", "-n", "100000", "--clients", "raw"][..], &["compare", "any.json"]] {
+        let start = Instant::now();
+        let (code, out, err) = run(&[command, &["--export-html", "/nonexistent/dir/x.html"]].concat());
+        assert_eq!(code, 2, "{command:?}: {err}");
+        assert!(out.is_empty(), "nothing ran: {out}");
+        assert!(err.contains("--export-html /nonexistent/dir/x.html") && err.contains("does not exist"), "{err}");
+        assert!(start.elapsed() < Duration::from_secs(10), "refused at once, not after 100000 requests");
+    }
+}
+
+#[test]
+#[ignore = "needs Chromium (/usr/bin/chromium): scripts/test.sh runs it"]
+fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
+    let dir = scratch("html-report-chromium");
+    let path = dir.join("report.html");
+    export_html(&path, &["run", "-n", "200", "--clients", "raw,curl"]);
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&format!("file://{}", path.display())).unwrap().wait_until_navigated().unwrap();
+    let count = |selector: &str| eval(&tab, &format!("String(document.querySelectorAll(\"{selector}\").length)"));
+    assert_eq!(count("[data-testid='rate-chart'] svg rect.bar"), "4", "a bar per case (2 clients × 2 modes)");
+    assert_eq!(count("[data-testid='stats-row']"), "4");
+    assert_eq!(count("[data-testid='histograms'] figure svg"), "4");
+    assert_eq!(eval(&tab, "getComputedStyle(document.querySelector(\"[data-testid='histograms']\")).display"), "grid");
+    assert_eq!(count("script, link, img, iframe"), "0", "nothing to run or fetch");
+    let desktop = screenshot(&tab, 1280, "html-report.png");
+    assert!(std::fs::metadata(&desktop).unwrap().len() > 10_000, "a real screenshot");
+    // Side by side on a desktop: the grid's second histogram starts beside the first, not under it.
+    let tops = "[...document.querySelectorAll(\"[data-testid='histograms'] figure\")].slice(0, 2)\
+                .map(f => f.getBoundingClientRect().top).join(' ')";
+    let tops = eval(&tab, &format!("String({tops})"));
+    let (a, b) = tops.split_once(' ').unwrap();
+    assert_eq!(a, b, "histograms in a row at 1280 px: {tops}");
+    screenshot(&tab, 375, "html-report-375px.png");
+    // On a phone the text report's lines are wider than the screen: its box scrolls, the page does not.
+    assert_eq!(eval(&tab, "String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
+    let pre = "document.querySelector(\"[data-testid='report']\")";
+    assert_eq!(eval(&tab, &format!("String({pre}.scrollWidth > {pre}.clientWidth)")), "true", "lines run on, uncut");
+    assert_eq!(eval(&tab, &format!("getComputedStyle({pre}).overflowX")), "auto");
+}
