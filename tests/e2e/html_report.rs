@@ -1,6 +1,7 @@
-//! `--export-html`: the HTML report of a real run against the embedded server, and of `compare`, written as
-//! one file; a bad path refused before anything runs; and the file opened from disk (`file://`, no server) in
-//! headless Chromium at a desktop's and a phone's width, screenshots saved under `tests/artifacts/`.
+//! `--export-html`: the HTML report of a real run against the embedded server (and of a scan, and of
+//! `compare`), written as one file; a bad path refused before anything runs; and the file opened from disk
+//! (`file://`, no server) in headless Chromium at a desktop's and a phone's width, screenshots saved under
+//! `tests/artifacts/`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -38,6 +39,19 @@ fn run_and_compare_write_the_html_report() {
     assert!(out.contains("Benchmark: timing 20 iterations of "), "stdout still has the text report: {out}");
     let page = std::fs::read_to_string(&compared).unwrap();
     assert_eq!(page.matches("aria-label=\"Latency percentiles of ").count(), 2, "{page}");
+}
+
+#[test]
+fn a_scan_writes_its_charts() {
+    let dir = scratch("html-report-scan");
+    let html = dir.join("scan.html");
+    let scan = ["-n", "40", "--warmup", "0", "--clients", "raw,curl", "--mode", "reuse", "-c", "1,4"];
+    let page = export_html(&html, &[&scan[..], &["--body-size", "1k,16k"]].concat());
+    assert_eq!(page.matches("data-testid=\"scan-chart\"").count(), 3, "rate by in flight and by size, MB/s");
+    for legend in ["raw/1k", "curl/16k", "raw/c1", "curl/c4"] {
+        assert!(page.contains(&format!(">{legend}</text>")), "{legend} in a legend");
+    }
+    assert_eq!(page.matches("data-testid=\"stats-table\"").count(), 4, "a table per load level");
 }
 
 #[test]
@@ -81,4 +95,13 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let pre = "document.querySelector(\"[data-testid='report']\")";
     assert_eq!(eval(&tab, &format!("String({pre}.scrollWidth > {pre}.clientWidth)")), "true", "lines run on, uncut");
     assert_eq!(eval(&tab, &format!("getComputedStyle({pre}).overflowX")), "auto");
+    // A scan's report, for its line charts (looked at in the screenshot).
+    let scan = dir.join("scan.html");
+    let args = ["run", "-n", "100", "--clients", "raw,curl", "--mode", "reuse", "-c", "1,2,4", "--body-size", "1k,64k"];
+    export_html(&scan, &args);
+    tab.navigate_to(&format!("file://{}", scan.display())).unwrap().wait_until_navigated().unwrap();
+    assert_eq!(count("[data-testid='scan-chart'] svg path.line"), "16", "4 + 6 + 6 lines: by level, by size, MB/s");
+    screenshot(&tab, 1280, "html-report-scan.png");
+    screenshot(&tab, 375, "html-report-scan-375px.png");
+    assert_eq!(eval(&tab, "String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
 }

@@ -6,7 +6,7 @@
 
 mod scan;
 
-pub use scan::{scan_chart, Series};
+pub use scan::{scan_chart, scan_chart_labelled, Series};
 
 use crate::model::Latency;
 use crate::stats::Bin;

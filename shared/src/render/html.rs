@@ -1,15 +1,18 @@
 //! The HTML report: one self-contained file that opens offline in any browser and can be mailed or attached
 //! to an issue as it is. Inline CSS and inline SVG only: no script, no external asset, no web font, so
 //! nothing is fetched and nothing runs. It reads in the order people look: what ran, the summary, the rate
-//! chart, the statistics table, the latency histograms as small multiples, the scan charts, then the text
+//! chart, the statistics tables, the latency histograms as small multiples, the scan charts, then the text
 //! report (in a box that scrolls sideways rather than cutting its lines), the notes and the environment.
 //! Every section reuses the text renderer's parts, so the two never disagree.
 
-use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
+use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart, scan_chart, scan_chart_labelled};
+use super::levels::levels;
 use super::notes::{notes, placement};
-use super::table::{stats_header, stats_row};
+use super::scans::scan_charts;
+use super::table::stats_tables;
 use super::text::{change_lines, header, summary};
 use super::RenderOptions;
+use crate::protocol::size_label;
 use crate::stats::Bin;
 use crate::units::{duration_ns, rate};
 use crate::view::{rows, Row, Source};
@@ -21,7 +24,7 @@ const STYLE: &str = r#"
 :root { --fg: #1b1f24; --muted: #57606a; --bar: #3b82c4; --warn: #8a4b00; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: #fff; }
-main { max-width: 72rem; margin: 0 auto; padding: 0.75rem; }
+main { max-width: 76rem; margin: 0 auto; padding: 0.75rem; }
 h1 { font-size: 1.35rem; margin: 0.25rem 0 0.5rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
@@ -31,14 +34,15 @@ pre { background: #f6f8fa; padding: 0.75rem; border-radius: 4px; font-size: 0.8r
 pre.report { overflow-x: auto; white-space: pre; }
 pre.summary { font-size: min(0.95rem, 3vw); white-space: pre-wrap; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 0.85rem; font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.25rem 0.4rem; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th[scope="row"], thead th:first-child { text-align: left; }
 figure { margin: 0; }
 svg { display: block; max-width: 100%; height: auto; }
 figure.rates svg { max-width: 30rem; }
-figure.scan svg { max-width: 46rem; margin-bottom: 1rem; }
+figure.scan svg { max-width: 36rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 19rem), 1fr)); gap: 0.75rem 1rem; }
+.grid.scans { grid-template-columns: repeat(auto-fill, minmax(min(100%, 28rem), 1fr)); gap: 1.5rem 2rem; }
 .caption { color: var(--muted); font-size: 0.85rem; }
 svg .bar { fill: var(--bar); }
 svg .err { stroke: var(--fg); stroke-width: 1.5; fill: none; }
@@ -75,8 +79,9 @@ pub fn render(sources: &[Source<'_>], histograms: &[Option<Vec<Bin>>], options: 
         let chart =
             format!("<figure class=\"rates\" data-testid=\"rate-chart\">{}</figure>\n", rate_chart(&rate_bars(&rows)));
         out.push_str(&section("Wall rates, with 95% confidence intervals", &chart));
-        out.push_str(&section("Statistics", &table(&rows)));
+        out.push_str(&section("Statistics", &tables(&rows)));
         out.push_str(&section("Latency", &latency(&rows, histograms)));
+        out.push_str(&scans(&rows));
     }
     let text = super::text(sources, options);
     let pre = format!("<pre class=\"report\" data-testid=\"report\" tabindex=\"0\">{}</pre>\n", escape(&text));
@@ -120,24 +125,49 @@ fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
     section("Summary", &body)
 }
 
-/// The statistics table of the text report, as an HTML table that scrolls sideways on a narrow screen.
-fn table(rows: &[Row<'_>]) -> String {
-    let mut out = "<div class=\"scroll\" tabindex=\"0\">\n<table data-testid=\"stats-table\">\n<thead><tr>".to_string();
-    for h in stats_header() {
-        out.push_str(&format!("<th scope=\"col\">{}</th>", escape(h)));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        let cells = stats_row(row);
-        out.push_str(&format!("<tr data-testid=\"stats-row\" data-case=\"{}\">", escape(&row.label)));
-        for (i, cell) in cells.iter().enumerate() {
-            let (open, close) = if i == 0 { ("th scope=\"row\"", "th") } else { ("td", "td") };
-            out.push_str(&format!("<{open}>{}</{close}>", escape(cell)));
+/// The statistics tables of the text report (one per load level when a scan ran), as HTML tables that scroll
+/// sideways on a narrow screen.
+fn tables(rows: &[Row<'_>]) -> String {
+    let mut out = String::new();
+    for table in stats_tables(rows, &levels(rows)) {
+        if !table.title.is_empty() {
+            out.push_str(&format!("<h3>At {}</h3>\n", escape(&table.title)));
         }
-        out.push_str("</tr>\n");
+        out.push_str("<div class=\"scroll\" tabindex=\"0\">\n<table data-testid=\"stats-table\">\n<thead><tr>");
+        for h in &table.header {
+            out.push_str(&format!("<th scope=\"col\">{}</th>", escape(h)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for cells in &table.body {
+            // The first cell is the case's label.
+            out.push_str(&format!("<tr data-testid=\"stats-row\" data-case=\"{}\">", escape(&cells[0])));
+            for (i, cell) in cells.iter().enumerate() {
+                let (open, close) = if i == 0 { ("th scope=\"row\"", "th") } else { ("td", "td") };
+                out.push_str(&format!("<{open}>{}</{close}>", escape(cell)));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n</div>\n");
     }
-    out.push_str("</tbody>\n</table>\n</div>\n");
     out
+}
+
+/// The scan charts, when a scan ran: the wall rate (and for body sizes the throughput) against each
+/// dimension that varied, one line per client.
+fn scans(rows: &[Row<'_>]) -> String {
+    let mut body = String::new();
+    for c in scan_charts(rows) {
+        let svg = if c.x_is_size {
+            scan_chart_labelled(&c.title, c.x_name, &c.series, &|x| size_label(x as u64))
+        } else {
+            scan_chart(&c.title, c.x_name, &c.series)
+        };
+        body.push_str(&format!("<figure class=\"scan\" data-testid=\"scan-chart\">{svg}</figure>\n"));
+    }
+    if body.is_empty() {
+        return body;
+    }
+    section("Scans", &format!("<div class=\"grid scans\">\n{body}</div>\n"))
 }
 
 /// A histogram per case in a grid of small multiples; a percentile chart for a case with no histogram.

@@ -7,6 +7,7 @@ mod html;
 pub mod levels;
 mod markdown;
 mod notes;
+mod scans;
 mod table;
 mod text;
 pub mod warnings;

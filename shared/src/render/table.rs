@@ -1,4 +1,5 @@
-//! The statistics table: one row of cells per case, shared by the text and Markdown renderers.
+//! The statistics table: one row of cells per case, shared by the text, Markdown and HTML renderers, and its
+//! split into one table per load level when a scan ran.
 
 use crate::inference::t975;
 use crate::units::{cpu_us_per_request, duration_ns, mean_sigma_ns, rate};
@@ -53,6 +54,42 @@ pub fn stats_row(row: &Row<'_>) -> Vec<String> {
         None => "n/a".to_string(),
     });
     cells
+}
+
+/// One statistics table of a report: a load level's cases when a scan ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// The load level (`16 in flight, 64k bodies`); empty when every case ran at one level.
+    pub title: String,
+    /// Column titles: [`stats_header`], and `body/s` when body sizes were asked for.
+    pub header: Vec<&'static str>,
+    /// The cells of each case of the level, in `header` order.
+    pub body: Vec<Vec<String>>,
+}
+
+/// The statistics tables of `rows`, one per load level of [`super::levels::levels`], with the body throughput
+/// when body sizes were asked for.
+pub fn stats_tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> Vec<Table> {
+    let throughput = super::levels::shows_throughput(rows);
+    let mut header = stats_header();
+    if throughput {
+        header.push("body/s");
+    }
+    let cells = |i: usize| {
+        let mut cells = stats_row(&rows[i]);
+        if throughput {
+            cells.push(super::levels::throughput(&rows[i]));
+        }
+        cells
+    };
+    levels
+        .iter()
+        .map(|(title, members)| Table {
+            title: title.clone(),
+            header: header.clone(),
+            body: members.iter().map(|&i| cells(i)).collect(),
+        })
+        .collect()
 }
 
 /// Lay out cells in columns: the first left-aligned, the rest right-aligned, two spaces apart.

@@ -2,7 +2,7 @@
 //! then notes and warnings.
 
 use super::notes::notes;
-use super::table::{columns, stats_header, stats_row};
+use super::table::{columns, stats_tables};
 use super::RenderOptions;
 use crate::inference::ratio;
 use crate::model::Report;
@@ -66,27 +66,12 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
 /// The statistics table, one per load level when a scan ran (each titled), with the body throughput when
 /// body sizes were asked for.
 fn tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> String {
-    let throughput = super::levels::shows_throughput(rows);
-    let mut header = stats_header();
-    if throughput {
-        header.push("body/s");
-    }
     let mut out = String::new();
-    for (n, (title, members)) in levels.iter().enumerate() {
-        if !title.is_empty() {
-            out.push_str(&format!("{}At {title}:\n", if n > 0 { "\n" } else { "" }));
+    for (n, table) in stats_tables(rows, levels).iter().enumerate() {
+        if !table.title.is_empty() {
+            out.push_str(&format!("{}At {}:\n", if n > 0 { "\n" } else { "" }, table.title));
         }
-        let body: Vec<Vec<String>> = members
-            .iter()
-            .map(|&i| {
-                let mut cells = stats_row(&rows[i]);
-                if throughput {
-                    cells.push(super::levels::throughput(&rows[i]));
-                }
-                cells
-            })
-            .collect();
-        out.push_str(&columns(&header, &body));
+        out.push_str(&columns(&table.header, &table.body));
     }
     out
 }

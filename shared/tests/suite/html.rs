@@ -7,7 +7,7 @@ use httpbench_shared::session::HISTOGRAM_BINS;
 use httpbench_shared::stats::Bin;
 use httpbench_shared::{RenderOptions, Source};
 
-use crate::render::{browser, native, recorded, NATIVE_CASES};
+use crate::render::{browser, native, recorded, scan, NATIVE_CASES};
 
 /// The histograms of [`native`]'s cases, as its session would have handed them over.
 fn native_histograms() -> Vec<Option<Vec<Bin>>> {
@@ -78,4 +78,23 @@ fn a_single_case_reports_its_rate_as_the_summary() {
     r.cases.truncate(1);
     let page = html(&[Source::new(&r)], &[None], &RenderOptions::default());
     assert!(page.contains("curl ran at "), "{page}");
+}
+
+/// A scan draws the rate against each scanned dimension (and the throughput against body size), one line per
+/// client and other level, and a statistics table per load level.
+#[test]
+fn a_scan_has_its_charts_and_a_table_per_level() {
+    let r = scan();
+    let page = html(&[Source::new(&r)], &[], &RenderOptions::default());
+    assert_eq!(page.matches("data-testid=\"stats-table\"").count(), 4, "one table per level");
+    assert!(page.contains("<h3>At 8 in flight, 64k bodies</h3>"), "{page}");
+    let start = page.find("<h2>Scans</h2>").expect("a scan section");
+    let end = start + page[start..].find("</section>").unwrap();
+    let scans = &page[start..end];
+    assert_eq!(scans.matches("<svg").count(), 3);
+    for legend in ["curl/1k", "raw/64k", "curl/c1", "raw/c8"] {
+        assert!(scans.contains(&format!(">{legend}</text>")), "{legend} in a legend");
+    }
+    assert!(scans.contains(">64k</text>") && !scans.contains("65.5k"), "sizes spelled as the labels spell them");
+    insta::assert_snapshot!(scans);
 }

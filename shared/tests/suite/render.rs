@@ -151,10 +151,8 @@ fn text_over_tls_with_both_http_versions() {
     insta::assert_snapshot!(out);
 }
 
-/// A scan of concurrency and body size: labels name the scanned parts, each level has its cmpthese chart and
-/// table, the header says what was scanned, and the body throughput is a column.
-#[test]
-fn text_of_a_concurrency_and_body_size_scan() {
+/// A scan of concurrency (1, 8) and body size (1k, 64k) by curl and raw in reuse mode.
+pub(crate) fn scan() -> Report {
     let mut r = native();
     r.settings.modes = vec![Mode::Reuse];
     r.cases = Vec::new();
@@ -166,5 +164,12 @@ fn text_of_a_concurrency_and_body_size_scan() {
             r.cases.push(c);
         }
     }
-    insta::assert_snapshot!(render(&[Source::new(&r)], Format::Text, &RenderOptions::default()));
+    r
+}
+
+/// A scan of concurrency and body size: labels name the scanned parts, each level has its cmpthese chart and
+/// table, the header says what was scanned, and the body throughput is a column.
+#[test]
+fn text_of_a_concurrency_and_body_size_scan() {
+    insta::assert_snapshot!(render(&[Source::new(&scan())], Format::Text, &RenderOptions::default()));
 }

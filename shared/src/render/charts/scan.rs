@@ -18,14 +18,16 @@ pub struct Series {
 /// replaced by grey. Series from the ninth on repeat the colours, dashed.
 const PALETTE: [&str; 8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c"];
 
-const WIDTH: f64 = 640.0;
+/// Few units wide, so that drawn at a phone's width the text stays readable (9 px at 375 px) and at its widest
+/// (36rem in the HTML report) about 14 px.
+const WIDTH: f64 = 480.0;
 const LEFT: f64 = 64.0;
 const RIGHT: f64 = 24.0;
 const TOP: f64 = 34.0;
 const PLOT_H: f64 = 220.0;
 /// Space between the plot's edge and the first and last parameter value, so markers are not cut in half.
 const PAD: f64 = 12.0;
-const LEGEND_COLUMNS: usize = 3;
+const LEGEND_COLUMNS: usize = 2;
 const LEGEND_ROW: f64 = 20.0;
 const GRID: &str = "#d0d7de";
 const INK: &str = "#57606a";
@@ -34,6 +36,11 @@ const INK: &str = "#57606a";
 /// parameter values themselves when there are few), a light grid, and a legend under the axis. Each series
 /// has a class `s0`..`s7` for a stylesheet, and its colour inline so the chart reads the same without one.
 pub fn scan_chart(title: &str, x_name: &str, series: &[Series]) -> String {
+    scan_chart_labelled(title, x_name, series, &tick_label)
+}
+
+/// [`scan_chart`] with the parameter's values spelled by `x_label` (body sizes as `64k`, say).
+pub fn scan_chart_labelled(title: &str, x_name: &str, series: &[Series], x_label: &dyn Fn(f64) -> String) -> String {
     let lines: Vec<Vec<(f64, f64)>> = series.iter().map(|s| finite_sorted(&s.points)).collect();
     let xs: Vec<f64> = lines.iter().flatten().map(|p| p.0).collect();
     let x = XAxis::new(&xs);
@@ -55,7 +62,7 @@ pub fn scan_chart(title: &str, x_name: &str, series: &[Series]) -> String {
             r = WIDTH - RIGHT,
         ));
     }
-    svg.push_str(&x.ticks(bottom));
+    svg.push_str(&x.ticks(bottom, x_label));
     svg.push_str(&format!(
         r#"<path d="M{LEFT} {TOP}V{bottom}H{r}" stroke="{INK}" fill="none"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}{}</text>"#,
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
@@ -65,7 +72,8 @@ pub fn scan_chart(title: &str, x_name: &str, series: &[Series]) -> String {
         r = WIDTH - RIGHT,
     ));
     for (i, (s, points)) in series.iter().zip(&lines).enumerate() {
-        svg.push_str(&line(i, &s.label, x_name, points, &|v| x.at(v), &y_at));
+        let at = Place { x: &|v| x.at(v), y: &y_at, x_label };
+        svg.push_str(&line(i, &s.label, x_name, points, &at));
         svg.push_str(&legend_entry(i, &s.label, bottom + 52.0));
     }
     svg.push_str("</svg>");
@@ -83,21 +91,21 @@ fn style(i: usize) -> (&'static str, &'static str) {
     (PALETTE[i % PALETTE.len()], if (i / PALETTE.len()) % 2 == 1 { r#" stroke-dasharray="6 3""# } else { "" })
 }
 
+/// Where a point goes on the chart, and how its parameter value is spelled.
+struct Place<'a> {
+    x: &'a dyn Fn(f64) -> f64,
+    y: &'a dyn Fn(f64) -> f64,
+    x_label: &'a dyn Fn(f64) -> String,
+}
+
 /// Series `i` as a line through its points, with a marker on each that tells its figures as a tooltip.
-fn line(
-    i: usize,
-    label: &str,
-    x_name: &str,
-    points: &[(f64, f64)],
-    x_at: &dyn Fn(f64) -> f64,
-    y_at: &dyn Fn(f64) -> f64,
-) -> String {
+fn line(i: usize, label: &str, x_name: &str, points: &[(f64, f64)], at: &Place<'_>) -> String {
     let (colour, dash) = style(i);
     let class = i % PALETTE.len();
     let path: Vec<String> = points
         .iter()
         .enumerate()
-        .map(|(j, (x, y))| format!("{}{:.1} {:.1}", if j == 0 { 'M' } else { 'L' }, x_at(*x), y_at(*y)))
+        .map(|(j, (x, y))| format!("{}{:.1} {:.1}", if j == 0 { 'M' } else { 'L' }, (at.x)(*x), (at.y)(*y)))
         .collect();
     let mut out = format!(
         r#"<path d="{}" class="line s{class}" stroke="{colour}" stroke-width="2" fill="none"{dash}/>"#,
@@ -106,11 +114,11 @@ fn line(
     for (x, y) in points {
         out.push_str(&format!(
             r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" class="s{class}" fill="{colour}"><title>{}: {} {}, {}</title></circle>"#,
-            x_at(*x),
-            y_at(*y),
+            (at.x)(*x),
+            (at.y)(*y),
             escape(label),
             escape(x_name),
-            tick_label(*x),
+            escape(&(at.x_label)(*x)),
             tick_label(*y)
         ));
     }
@@ -179,8 +187,9 @@ impl XAxis {
         LEFT + PAD + span * f
     }
 
-    /// Tick marks under the plot's `bottom` edge, labelled unless too close to the last labelled one.
-    fn ticks(&self, bottom: f64) -> String {
+    /// Tick marks under the plot's `bottom` edge, labelled by `label` unless too close to the last labelled
+    /// one.
+    fn ticks(&self, bottom: f64, label: &dyn Fn(f64) -> String) -> String {
         let mut out = String::new();
         let mut last_label = f64::NEG_INFINITY;
         for t in &self.ticks {
@@ -190,7 +199,7 @@ impl XAxis {
                 out.push_str(&format!(
                     r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text>"#,
                     bottom + 18.0,
-                    tick_label(*t)
+                    escape(&label(*t))
                 ));
                 last_label = x;
             }

@@ -1,0 +1,186 @@
+//! What the scan charts draw: for each load dimension that varies among the cases shown (requests in flight,
+//! body size, server delay), the wall rate against it, one series per client (and mode, HTTP version, source,
+//! and the other dimensions' levels: everything in a case's label but the scanned dimension); for body
+//! sizes also the body throughput (MB/s), where larger bodies trade requests for bytes.
+
+use super::charts::Series;
+use crate::model::Case;
+use crate::view::{LoadParts, Row};
+
+/// One scan chart's figures, for [`super::charts::scan_chart_labelled`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanChart {
+    /// What the chart shows, with its unit (`Wall rate (requests/s) by requests in flight`).
+    pub title: String,
+    /// The scanned dimension, as the x axis names it.
+    pub x_name: &'static str,
+    /// Whether x values are byte counts, labelled as body sizes are (`64k`, `1m`).
+    pub x_is_size: bool,
+    /// One line per client (and everything else but the scanned dimension).
+    pub series: Vec<Series>,
+}
+
+/// A load dimension: its name on the axis, where a case stands on it, and its part of a case's label.
+struct Dimension {
+    name: &'static str,
+    is_size: bool,
+    x: fn(&Case) -> Option<f64>,
+    part: fn(&Case) -> LoadParts,
+}
+
+const DIMENSIONS: [Dimension; 3] = [
+    Dimension {
+        name: "requests in flight",
+        is_size: false,
+        x: |c| Some(c.in_flight() as f64),
+        part: |c| LoadParts { concurrency: Some(c.in_flight()), ..LoadParts::default() },
+    },
+    Dimension {
+        name: "body bytes",
+        is_size: true,
+        // The target as given has no size asked for: its bodies' measured size places it.
+        x: |c| c.body_bytes.map(|b| b as f64).or_else(|| c.bytes_per_ok().map(f64::round)),
+        part: |c| LoadParts { body_bytes: Some(c.body_bytes), ..LoadParts::default() },
+    },
+    Dimension {
+        name: "server delay (ms)",
+        is_size: false,
+        x: |c| Some(c.server_delay_ms.unwrap_or(0) as f64),
+        part: |c| LoadParts { server_delay_ms: Some(c.server_delay_ms), ..LoadParts::default() },
+    },
+];
+
+/// The scan charts of `rows`: for each dimension with two values or more among them and a series that
+/// crosses two of them, the wall rate against it, and for body sizes the body throughput too. None when no
+/// scan ran.
+pub fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
+    let mut out = Vec::new();
+    for d in &DIMENSIONS {
+        let mut values: Vec<f64> = Vec::new();
+        for x in rows.iter().filter_map(|r| (d.x)(r.case)) {
+            if !values.contains(&x) {
+                values.push(x);
+            }
+        }
+        if values.len() < 2 {
+            continue;
+        }
+        let rate = series(rows, d, &|c| Some(c.rate_wall));
+        if rate.iter().all(|s| s.points.len() < 2) {
+            continue;
+        }
+        out.push(ScanChart {
+            title: format!("Wall rate (requests/s) by {}", d.name),
+            x_name: d.name,
+            x_is_size: d.is_size,
+            series: rate,
+        });
+        if d.is_size {
+            out.push(ScanChart {
+                title: format!("Body throughput (MB/s) by {}", d.name),
+                x_name: d.name,
+                x_is_size: true,
+                series: series(rows, d, &|c| c.bytes_per_sec().map(|b| b / 1e6)),
+            });
+        }
+    }
+    out
+}
+
+/// The rows as series along dimension `d`: grouped by their label without `d`'s part, in order of first
+/// appearance, each point (`d`'s value, `y` of the case).
+fn series(rows: &[Row<'_>], d: &Dimension, y: &dyn Fn(&Case) -> Option<f64>) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    for row in rows {
+        let (Some(x), Some(y)) = ((d.x)(row.case), y(row.case)) else { continue };
+        let label = without_part(&row.label, (d.part)(row.case));
+        match out.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push((x, y)),
+            None => out.push(Series { label, points: vec![(x, y)] }),
+        }
+    }
+    out
+}
+
+/// `label` without the load part `part` spells (its last occurrence: load parts end a label, and no other part
+/// of one can contain another's, `/64k`, `/d5ms`, `/c16`).
+fn without_part(label: &str, part: LoadParts) -> String {
+    let mut spelled = String::new();
+    part.push_to(&mut spelled);
+    match label.rfind(&spelled) {
+        Some(i) => format!("{}{}", &label[..i], &label[i + spelled.len()..]),
+        None => label.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture;
+    use crate::model::{EnvironmentKind, Mode};
+    use crate::view::{rows, Source};
+    use crate::Recorder;
+
+    fn case(client: &str, concurrency: u64, body: Option<u64>, rate: f64) -> Case {
+        let mut c = Recorder::new().finish(client, Mode::Reuse, None);
+        c.concurrency = (concurrency > 1).then_some(concurrency);
+        c.body_bytes = body;
+        (c.rate_wall, c.ok, c.wall_secs) = (rate, 100, 100.0 / rate);
+        c.bytes = 100 * body.unwrap_or(612);
+        c
+    }
+
+    #[test]
+    fn a_concurrency_scan_is_one_series_per_client() {
+        let mut r = fixture::report(EnvironmentKind::Native);
+        r.cases = vec![
+            case("curl", 1, None, 100.0),
+            case("raw", 1, None, 300.0),
+            case("curl", 4, None, 350.0),
+            case("raw", 4, None, 900.0),
+        ];
+        let charts = scan_charts(&rows(&[Source::new(&r)]));
+        assert_eq!(charts.len(), 1, "{charts:?}");
+        assert_eq!(charts[0].x_name, "requests in flight");
+        let curl = Series { label: "curl".into(), points: vec![(1.0, 100.0), (4.0, 350.0)] };
+        let raw = Series { label: "raw".into(), points: vec![(1.0, 300.0), (4.0, 900.0)] };
+        assert_eq!(charts[0].series, [curl, raw]);
+    }
+
+    #[test]
+    fn a_body_size_scan_also_charts_the_throughput_and_keeps_the_other_dimension_in_labels() {
+        let mut r = fixture::report(EnvironmentKind::Native);
+        r.cases = vec![
+            case("curl", 1, Some(1024), 1000.0),
+            case("curl", 1, Some(65536), 400.0),
+            case("curl", 8, Some(1024), 3000.0),
+            case("curl", 8, Some(65536), 900.0),
+        ];
+        let charts = scan_charts(&rows(&[Source::new(&r)]));
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Wall rate (requests/s) by requests in flight",
+                "Wall rate (requests/s) by body bytes",
+                "Body throughput (MB/s) by body bytes"
+            ]
+        );
+        let labels: Vec<&str> = charts[0].series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["curl/1k", "curl/64k"], "by concurrency: a line per body size");
+        let labels: Vec<&str> = charts[1].series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["curl/c1", "curl/c8"], "by body size: a line per concurrency");
+        // 400 requests/s of 64 KiB bodies: 26.2 MB/s.
+        assert!((charts[2].series[0].points[1].1 - 26.2144).abs() < 1e-9, "{:?}", charts[2].series);
+    }
+
+    #[test]
+    fn no_scan_no_chart() {
+        let mut r = fixture::report(EnvironmentKind::Native);
+        r.cases = vec![case("curl", 1, None, 100.0), case("raw", 1, None, 300.0)];
+        assert!(scan_charts(&rows(&[Source::new(&r)])).is_empty());
+        // Levels that differ but no client ran at two of them: nothing to draw a line through.
+        r.cases = vec![case("curl", 1, None, 100.0), case("raw", 4, None, 300.0)];
+        assert!(scan_charts(&rows(&[Source::new(&r)])).is_empty());
+    }
+}
