@@ -6,7 +6,6 @@
 //! Every section reuses the text renderer's parts, so the two never disagree.
 
 use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart, scan_chart, scan_chart_labelled};
-use super::levels::levels;
 use super::notes::{notes, placement};
 use super::scans::scan_charts;
 use super::table::stats_tables;
@@ -33,7 +32,7 @@ p { margin: 0.25rem 0; }
 pre { background: #f6f8fa; padding: 0.75rem; border-radius: 4px; font-size: 0.8rem; line-height: 1.35; margin: 0; }
 pre.report { overflow-x: auto; white-space: pre; }
 pre.summary { font-size: min(0.95rem, 3vw); white-space: pre-wrap; overflow-wrap: anywhere; }
-.scroll { overflow-x: auto; }
+.table-scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 th, td { padding: 0.25rem 0.4rem; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th[scope="row"], thead th:first-child { text-align: left; }
@@ -126,19 +125,24 @@ fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
 }
 
 /// The statistics tables of the text report (one per load level when a scan ran), as HTML tables that scroll
-/// sideways on a narrow screen.
-fn tables(rows: &[Row<'_>]) -> String {
+/// sideways on a narrow screen: the HTML report's and the page's (markup costs the page less than elements
+/// built one by one).
+pub fn tables(rows: &[Row<'_>]) -> String {
+    let tables = stats_tables(rows);
     let mut out = String::new();
-    for table in stats_tables(rows, &levels(rows)) {
-        if !table.title.is_empty() {
-            out.push_str(&format!("<h3>At {}</h3>\n", escape(&table.title)));
+    for (title, body) in &tables.levels {
+        if !title.is_empty() {
+            out.push_str(&format!("<h3>At {}</h3>\n", escape(title)));
         }
-        out.push_str("<div class=\"scroll\" tabindex=\"0\">\n<table data-testid=\"stats-table\">\n<thead><tr>");
-        for h in &table.header {
+        out.push_str(
+            "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Statistics table\">\n\
+             <table data-testid=\"stats-table\">\n<thead><tr>",
+        );
+        for h in &tables.header {
             out.push_str(&format!("<th scope=\"col\">{}</th>", escape(h)));
         }
         out.push_str("</tr></thead>\n<tbody>\n");
-        for cells in &table.body {
+        for cells in body {
             // The first cell is the case's label.
             out.push_str(&format!("<tr data-testid=\"stats-row\" data-case=\"{}\">", escape(&cells[0])));
             for (i, cell) in cells.iter().enumerate() {

@@ -104,6 +104,11 @@ pub fn html(sources: &[Source<'_>], histograms: &[Option<Vec<crate::stats::Bin>>
     html::render(sources, histograms, options)
 }
 
+/// The statistics tables of `rows` as HTML, one per load level (the page shows them as the HTML report does).
+pub fn html_tables(rows: &[crate::view::Row<'_>]) -> String {
+    html::tables(rows)
+}
+
 /// The result file(s) as pretty JSON, newline-terminated.
 pub fn json(sources: &[Source<'_>]) -> String {
     let result = match sources {

@@ -56,20 +56,19 @@ pub fn stats_row(row: &Row<'_>) -> Vec<String> {
     cells
 }
 
-/// One statistics table of a report: a load level's cases when a scan ran.
+/// The statistics tables of a report: one header, and a table per load level when a scan ran.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    /// The load level (`16 in flight, 64k bodies`); empty when every case ran at one level.
-    pub title: String,
+pub struct Tables {
     /// Column titles: [`stats_header`], and `body/s` when body sizes were asked for.
     pub header: Vec<&'static str>,
-    /// The cells of each case of the level, in `header` order.
-    pub body: Vec<Vec<String>>,
+    /// Each level's title (`16 in flight, 64k bodies`; empty when every case ran at one level) and the cells
+    /// of its cases, in `header` order.
+    pub levels: Vec<(String, Vec<Vec<String>>)>,
 }
 
 /// The statistics tables of `rows`, one per load level of [`super::levels::levels`], with the body throughput
 /// when body sizes were asked for.
-pub fn stats_tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> Vec<Table> {
+pub fn stats_tables(rows: &[Row<'_>]) -> Tables {
     let throughput = super::levels::shows_throughput(rows);
     let mut header = stats_header();
     if throughput {
@@ -82,14 +81,11 @@ pub fn stats_tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> Vec<Ta
         }
         cells
     };
-    levels
-        .iter()
-        .map(|(title, members)| Table {
-            title: title.clone(),
-            header: header.clone(),
-            body: members.iter().map(|&i| cells(i)).collect(),
-        })
-        .collect()
+    let levels = super::levels::levels(rows)
+        .into_iter()
+        .map(|(title, members)| (title, members.into_iter().map(cells).collect()))
+        .collect();
+    Tables { header, levels }
 }
 
 /// Lay out cells in columns: the first left-aligned, the rest right-aligned, two spaces apart.

@@ -51,7 +51,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
             out.push('\n');
         }
     }
-    out.push_str(&tables(&rows, &levels));
+    out.push_str(&tables(&rows));
     let notes = notes(sources, &rows);
     if !notes.is_empty() {
         out.push('\n');
@@ -65,13 +65,14 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
 
 /// The statistics table, one per load level when a scan ran (each titled), with the body throughput when
 /// body sizes were asked for.
-fn tables(rows: &[Row<'_>], levels: &[(String, Vec<usize>)]) -> String {
+fn tables(rows: &[Row<'_>]) -> String {
+    let tables = stats_tables(rows);
     let mut out = String::new();
-    for (n, table) in stats_tables(rows, levels).iter().enumerate() {
-        if !table.title.is_empty() {
-            out.push_str(&format!("{}At {}:\n", if n > 0 { "\n" } else { "" }, table.title));
+    for (n, (title, body)) in tables.levels.iter().enumerate() {
+        if !title.is_empty() {
+            out.push_str(&format!("{}At {title}:\n", if n > 0 { "\n" } else { "" }));
         }
-        out.push_str(&columns(&table.header, &table.body));
+        out.push_str(&columns(&tables.header, body));
     }
     out
 }

@@ -2,11 +2,11 @@
 //! many times faster it ran), the rate chart with 95% confidence intervals, the statistics table, a latency
 //! histogram per case of this page's run as small multiples in a grid, and last the CLI's text report in a
 //! copyable `<pre>` that scrolls sideways. Every figure and every label comes from `httpbench_shared`
-//! (renderers, charts, table cells, view labels); this module only lays them out.
+//! (renderers, charts, the tables' markup, view labels); this module only lays them out.
 
 use httpbench_shared::model::Report;
 use httpbench_shared::render::charts::{histogram, rate_bars, rate_chart};
-use httpbench_shared::render::{stats_header, stats_row, summary};
+use httpbench_shared::render::{html_tables, summary};
 use httpbench_shared::view::rows;
 use httpbench_shared::{RenderOptions, Source};
 use leptos::prelude::*;
@@ -43,51 +43,13 @@ pub fn Results() -> impl IntoView {
                     inner_html=move || reports.with(|r| rate_chart(&rate_bars(&rows(&sources(r)))))
                 ></div>
                 <h2>"Statistics"</h2>
-                <StatsTable reports=reports />
+                <div inner_html=move || reports.with(|r| html_tables(&rows(&sources(r))))></div>
                 <div data-testid="histograms" inner_html=move || reports.with(|r| histograms(state, r))></div>
                 <h2>"Report"</h2>
                 <pre class="report" data-testid="report" tabindex="0">{report_text}</pre>
             </section>
         </Show>
         <pre hidden data-testid="result-json">{own_json}</pre>
-    }
-}
-
-/// The statistics table, one row per case of every report shown.
-#[component]
-fn StatsTable(
-    /// The reports shown.
-    reports: Signal<Vec<(Option<String>, Report)>>,
-) -> impl IntoView {
-    let header = stats_header().into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view();
-    let body = move || {
-        reports.with(|r| {
-            rows(&sources(r))
-                .iter()
-                .map(|row| {
-                    let label = row.label.clone();
-                    let cells = stats_row(row);
-                    let first = cells[0].clone();
-                    let rest = cells[1..].iter().map(|c| view! { <td>{c.clone()}</td> }).collect_view();
-                    view! {
-                        <tr data-testid="stats-row" data-case=label>
-                            <th scope="row">{first}</th>
-                            {rest}
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
-    };
-    view! {
-        <div class="table-scroll" tabindex="0" role="region" aria-label="Statistics table">
-            <table data-testid="stats-table">
-                <thead>
-                    <tr>{header}</tr>
-                </thead>
-                <tbody>{body}</tbody>
-            </table>
-        </div>
     }
 }
 
