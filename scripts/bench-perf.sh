@@ -315,8 +315,9 @@ for r in $(seq "$ROUNDS"); do
   echo "$h $w"
 done | awk '{ a += $1; b += $3; printf "round %d: raw -c16 %.0f req/s (CPU rate %.0f) vs wrk -c16 -t1 %.0f (%.2f)\n", NR, $1, $2, $3, $1/$3 }
   END { printf "mean: raw -c16 %.2fx wrk (goal >= 0.8)\n", a/b }'
-# -c 256 with think time needs the embedded server of `run` itself (the delay is asked per request).
-$C0 "$BIN" run --clients raw,curl-multi,reqwest-async --mode reuse -c 256 --server-delay 5ms -n 20000 --rounds 2 \
+# -c 256 with think time needs the embedded server of `run` itself (the delay is asked per request); `--pin
+# split` puts the client on CPU 0 and that server on CPU 1, as everywhere here.
+"$BIN" run --clients raw,curl-multi,reqwest-async --mode reuse -c 256 --server-delay 5ms -n 20000 --rounds 2 \
   --warmup 512 --pin split --format csv --no-progress 2>/dev/null | awk -F, 'NR > 1 {
     printf "%-22s -c 256, 5 ms delay: %6.0f req/s, ok %s, failed %s %s, connections %s\n", $1, $10, $7, $8, $9, $32
     bad += $8 } END { printf "failed requests in all: %d (goal 0)\n", bad }'

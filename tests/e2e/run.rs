@@ -4,7 +4,7 @@
 use crate::helpers::{cases, refused_port, run, run_json, scratch, Serve, TestServer};
 use crate::schema::validate;
 
-const CLIENTS: [&str; 5] = ["curl", "ureq", "reqwest", "reqwest-async", "raw"];
+const CLIENTS: [&str; 6] = ["curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw"];
 
 #[test]
 fn every_client_and_mode_against_the_embedded_server() {
@@ -14,7 +14,7 @@ fn every_client_and_mode_against_the_embedded_server() {
     assert_eq!(v["target"]["embedded_server"], true);
     assert!(v["target"]["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
     let cases = cases(&v);
-    assert_eq!(cases.len(), 10);
+    assert_eq!(cases.len(), 12);
     for client in CLIENTS {
         for mode in ["fresh", "reuse"] {
             let c = cases.iter().find(|c| c["client"] == client && c["mode"] == mode).expect("case present");
@@ -146,7 +146,7 @@ fn refused_port_counts_errors_and_still_prints_the_report() {
     let (code, out, err) = run(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("Benchmark: timing 5 iterations of"), "the report is printed: {out}");
-    assert!(out.contains("warning: failed requests: curl 5 of 5 (connect: 5), ureq 5 of 5 (connect: 5)"), "{out}");
+    assert!(out.contains("warning: failed requests: curl 5 of 5 (connect: 5), curl-multi 5 of 5 (connect: 5), ureq 5 of 5 (connect: 5)"), "{out}");
     assert_eq!(out.matches("warning: failed requests").count(), 1, "one line for every failing case: {out}");
     let (code, v, _) = run_json(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
     assert_eq!(code, 1);
