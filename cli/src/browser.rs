@@ -54,6 +54,8 @@ pub struct PageRun<'a> {
     pub clients: &'a [&'a str],
     /// Modes.
     pub modes: &'a [Mode],
+    /// Requests in flight per case, each level a case (`-c`).
+    pub concurrency: &'a [u32],
 }
 
 impl PageRun<'_> {
@@ -72,6 +74,7 @@ impl PageRun<'_> {
             rounds: Some(self.plan.rounds.to_string()),
             clients: Some(self.clients.join(",")),
             mode: Some(Modes::of(self.modes).to_string()),
+            concurrency: Some(self.concurrency.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             autorun: true,
             imports: Vec::new(),
         };
@@ -82,7 +85,7 @@ impl PageRun<'_> {
     /// A generous bound on how long the page may take: two minutes of start-up, then 20 ms per request by
     /// count, or the duration with 20 ms per round on top.
     pub fn timeout(&self) -> Duration {
-        let cases = (self.clients.len() * self.modes.len()) as u32;
+        let cases = (self.clients.len() * self.modes.len() * self.concurrency.len()) as u32;
         let per_request = Duration::from_millis(20);
         let warmup = per_request * u32::try_from(self.plan.warmup).unwrap_or(u32::MAX);
         let measured = match self.plan.budget {
@@ -227,6 +230,7 @@ mod tests {
             plan: &plan,
             clients: &clients,
             modes: &[Mode::Fresh, Mode::Reuse],
+            concurrency: &[1, 8],
         };
         let url = run.url();
         let (page, query) = url.split_once('?').unwrap();
@@ -239,6 +243,7 @@ mod tests {
             (Some("3"), Some("fetch,xhr"), Some("both"))
         );
         assert!(q.autorun);
+        assert_eq!(q.concurrency.as_deref(), Some("1,8"));
         assert!(run.timeout() > Duration::from_secs(120));
         let plan = Plan { budget: Budget::Duration(Duration::from_millis(2500)), ..plan };
         let run = PageRun { plan: &plan, modes: &[Mode::Reuse], ..run };

@@ -300,6 +300,7 @@ fn run_browser(
             plan: &options.plan,
             clients: &b.clients,
             modes: &options.modes,
+            concurrency: &options.load.concurrency,
         };
         let chromium = browser::Chromium { path: &b.chromium, cpus, spki_pins: &targets.pins() };
         let run = browser::run(&chromium, &page.url(), targets.server.saved_results(), page.timeout(), stop)?;

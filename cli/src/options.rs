@@ -187,10 +187,10 @@ impl RunOptions {
         let modes = a.mode.modes();
         let http_versions = a.http.versions();
         let load = load(a)?;
-        if a.browser && (load.concurrency != [1] || a.body_size.is_some() || a.server_delay.is_some()) {
+        if a.browser && (a.body_size.is_some() || a.server_delay.is_some()) {
             return usage(
-                "--browser runs the page's sequential requests of the target as given: -c, --body-size and \
-                 --server-delay are for the native clients only so far; drop --browser or those flags",
+                "--browser requests the target as given: --body-size and --server-delay are for the native \
+                 clients only so far (-c works for both); drop --browser or those flags",
             );
         }
         let plan = plan(a, clients.len() * modes.len() * http_versions.len() * load.combinations())?;

@@ -301,3 +301,56 @@ fn run_browser_over_tls_measures_h1_and_h2() {
         }
     }
 }
+
+/// `run --browser -c 1,8`: every browser client keeps 8 requests in flight (a promise pool; js-fetch's in
+/// JavaScript), and the levels are cases of both halves. The native half counts its connections (8 for raw);
+/// the page cannot (its cases share the browser's connection pool), and says none.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
+    let dist = dist();
+    let dir = scratch("run-browser-c8");
+    let combined = dir.join("combined.json");
+    let (code, out, err) = run(&[
+        "run",
+        "--browser",
+        "-c",
+        "1,8",
+        "-n",
+        "96",
+        "--warmup",
+        "16",
+        "--rounds",
+        "2",
+        "--mode",
+        "reuse",
+        "--clients",
+        "raw",
+        "--browser-clients",
+        "fetch,js-fetch",
+        "--page-dir",
+        dist.to_str().unwrap(),
+        "--export-json",
+        combined.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("browser/fetch/c8") && out.contains("native/raw/c8"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let (native, browser) = (&v[0]["cases"], &v[1]["cases"]);
+    let at = |cases: &Value, client: &str, n: u64| -> Value {
+        let found = cases
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["client"] == client && c["concurrency"].as_u64().unwrap_or(1) == n);
+        found.cloned().unwrap_or_else(|| panic!("{client} at -c {n}: {cases:#}"))
+    };
+    assert_eq!(at(native, "raw", 8)["connections"], 8);
+    for client in ["fetch", "js-fetch"] {
+        for n in [1, 8] {
+            let c = at(browser, client, n);
+            assert_eq!((c["ok"].as_u64(), c["iterations"].as_u64()), (Some(96), Some(96)), "{c:#}");
+            assert!(c.get("connections").is_none(), "the page does not guess connections: {c:#}");
+        }
+    }
+}

@@ -13,12 +13,14 @@
 //! made the wasm `fetch` measure 0.75x `js-fetch` (which reported only per round), against 0.96-1.00 without.
 
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
 use std::time::Duration;
 
 use httpbench_shared::clock::{Clock, SystemClock};
 use httpbench_shared::model::{Environment, EnvironmentKind, Target, Tool};
 use httpbench_shared::session::{CaseKey, Finished, Header, Matrix, RoundBudget, Session, Step};
+use httpbench_shared::Outcome;
 
 use crate::browser;
 use crate::clients::{js_fetch, Client, Driver, TIMEOUT_MS};
@@ -88,6 +90,8 @@ struct CaseRun {
     driver: Option<Driver>,
     /// The request URL as Resource Timing names it.
     entry_name: String,
+    /// Requests in flight (1: sequential): a promise pool of that many request chains.
+    in_flight: u32,
 }
 
 impl CaseRun {
@@ -100,7 +104,13 @@ impl CaseRun {
             // the same, and Resource Timing names the entry so.
             entry_name.push('&');
         }
-        CaseRun { label: key.label(), driver: client.map(|c| Driver::new(c, url, key.mode)), entry_name }
+        // `client/mode` only: the session's labels (with `/c8`) would cost the page bytes it has not got.
+        CaseRun {
+            label: key.label(),
+            driver: client.map(|c| Driver::new(c, url, key.mode)),
+            entry_name,
+            in_flight: key.concurrency,
+        }
     }
 }
 
@@ -111,6 +121,7 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     let timeout = Duration::from_millis(TIMEOUT_MS.into());
     let matrix = Matrix {
         tls: settings.target.starts_with("https:"),
+        concurrency: settings.concurrency.clone(),
         ..Matrix::new(EnvironmentKind::Browser, settings.clients.clone(), settings.modes.clone())
     };
     let session = Session::new(settings.plan, matrix, Some(timeout));
@@ -123,14 +134,13 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
         match runner.session.next_step() {
             Step::Warmup { case, requests } => {
                 runner.meter.stage(format!("warm-up {}", cases[case].label));
-                let done = warm_up(&cases[case], requests, cancel).await;
-                runner.meter.requests(done);
+                runner.round(&cases[case], case, RoundBudget::Requests(requests), false).await;
             }
             Step::Round { case, round, budget } => {
                 let rounds = runner.session.plan().rounds;
                 runner.meter.stage(format!("round {}/{rounds} {}", round + 1, cases[case].label));
                 browser::yield_now().await;
-                runner.round(&cases[case], case, budget).await;
+                runner.round(&cases[case], case, budget, true).await;
                 runner.meter.round_done();
             }
             Step::Done => break,
@@ -139,19 +149,40 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     runner.session.finish(header(settings, environment))
 }
 
-/// Warm-up requests of a case, untimed; returns how many were made (fewer after a cancel).
-async fn warm_up(case: &CaseRun, n: u64, cancel: &Cancel) -> u64 {
-    let Some(driver) = &case.driver else { return 0 };
-    if driver.client() == Client::JsFetch {
-        let n = u32::try_from(n).unwrap_or(u32::MAX);
-        return js_fetch::round(driver.url(), n, &cancel.js, None).await.len() as u64;
-    }
-    let mut done = 0;
-    while done < n && !cancel.is_cancelled() {
-        driver.request().await;
-        done += 1;
-    }
-    done
+/// What a pool hands back for each request that ended: its outcome, when it began and when it ended.
+type Done<'a> = &'a dyn Fn(Outcome, Duration, Duration);
+
+/// Requests of `driver` while `budget` wants more, `in_flight` chains of them at a time (a promise pool),
+/// each timed on `clock` and handed to `done` as it ends. One function, and one call of it, for warm-ups and
+/// rounds: each copy of a chain would carry its own copy of every client's request future, KBs of the
+/// page's budget.
+async fn pool(
+    driver: &Driver,
+    in_flight: u32,
+    budget: RoundBudget,
+    clock: &SystemClock,
+    cancel: &Cancel,
+    done: Done<'_>,
+) {
+    let (taken, start) = (Cell::new(0u64), clock.now());
+    let chain = || async {
+        while budget.wants_more(taken.get(), clock.now() - start) && !cancel.is_cancelled() {
+            taken.set(taken.get() + 1);
+            let t0 = clock.now();
+            let outcome = driver.request().await;
+            done(outcome, t0, clock.now());
+        }
+    };
+    let mut chains: Vec<_> = (0..in_flight.max(1)).map(|_| Box::pin(chain())).collect();
+    // Poll every chain until all have ended: a join of one future type, without a futures crate.
+    std::future::poll_fn(|cx| {
+        chains.retain_mut(|c| c.as_mut().poll(cx).is_pending());
+        match chains.is_empty() {
+            true => std::task::Poll::Ready(()),
+            false => std::task::Poll::Pending,
+        }
+    })
+    .await;
 }
 
 /// Who wrote the report, where it ran, what it requested: what the session cannot know.
@@ -208,48 +239,70 @@ struct Runner<'a> {
 }
 
 impl Runner<'_> {
-    /// One round of case `index`: requests while `budget` wants more, each timed alone and recorded; then the
-    /// round's wall time, and the Resource Timing phases read after the timed part.
-    async fn round(&mut self, case: &CaseRun, index: usize, budget: RoundBudget) {
+    /// One round of case `index` (`measured`), or its warm-up: requests while `budget` wants more, each timed
+    /// alone and recorded; then the round's wall time, and the Resource Timing phases read after the timed
+    /// part. The warm-up records nothing.
+    async fn round(&mut self, case: &CaseRun, index: usize, budget: RoundBudget, measured: bool) {
         crate::timing::prepare(budget);
         let start = self.clock.now();
         match &case.driver {
-            Some(driver) if driver.client() == Client::JsFetch => self.js_round(driver, index, budget, start).await,
-            Some(driver) => self.wasm_round(driver, index, budget, start).await,
+            Some(driver) if driver.client() == Client::JsFetch => {
+                self.js_round(driver, index, budget, start, (case.in_flight, measured)).await
+            }
+            Some(driver) => self.wasm_round(driver, index, budget, (case.in_flight, measured)).await,
             None => {}
         }
-        let wall = self.clock.now() - start;
-        self.session.end_round(index, wall, None);
+        if measured {
+            self.session.end_round(index, self.clock.now() - start, None);
+        }
+        // No count of connections: the page cannot tell them apart (Resource Timing shows a connection being
+        // opened, but every case shares the browser's pool, so a case reuses what the one before it left).
         let (phases, seen) = crate::timing::collect(&case.entry_name);
-        for p in &phases {
+        for p in phases.iter().filter(|_| measured) {
             self.session.record_phases(index, p);
         }
-        if let Some(version) = seen {
+        if let Some(version) = seen.filter(|_| measured) {
             self.session.observe_http(index, version);
         }
     }
 
-    /// A round of a wasm client that began at `start`.
-    async fn wasm_round(&mut self, driver: &Driver, index: usize, budget: RoundBudget, start: Duration) {
-        let (mut done, mut last_report) = (0u64, start);
-        while budget.wants_more(done, self.clock.now() - start) && !self.cancel.is_cancelled() {
-            let t0 = self.clock.now();
-            let outcome = driver.request().await;
-            let t1 = self.clock.now();
-            self.session.record(index, &outcome, t1 - t0);
-            done += 1;
-            self.meter.requests(1);
-            if t1 - last_report >= PROGRESS_INTERVAL {
-                self.meter.send();
-                last_report = t1;
+    /// A round of a wasm client: `in_flight` chains of requests share the budget; each request is timed alone
+    /// and recorded when it ends.
+    async fn wasm_round(
+        &mut self,
+        driver: &Driver,
+        index: usize,
+        budget: RoundBudget,
+        (in_flight, measured): (u32, bool),
+    ) {
+        let Runner { session, clock, cancel, meter } = self;
+        let last_report = Cell::new(clock.now());
+        let shared = std::cell::RefCell::new((session, meter));
+        let done = |outcome: Outcome, t0: Duration, t1: Duration| {
+            let (session, meter) = &mut *shared.borrow_mut();
+            if measured {
+                session.record(index, &outcome, t1 - t0);
             }
-        }
+            meter.requests(1);
+            if t1 - last_report.get() >= PROGRESS_INTERVAL {
+                meter.send();
+                last_report.set(t1);
+            }
+        };
+        pool(driver, in_flight, budget, clock, cancel, &done).await;
     }
 
     /// A round of `js-fetch` that began at `start`: the JavaScript loop runs in stretches of at most
     /// [`PROGRESS_INTERVAL`], handing back its timings after each, so its progress is reported on the wasm
     /// clients' cadence and a timed round ends when its time is spent, as theirs does.
-    async fn js_round(&mut self, driver: &Driver, index: usize, budget: RoundBudget, start: Duration) {
+    async fn js_round(
+        &mut self,
+        driver: &Driver,
+        index: usize,
+        budget: RoundBudget,
+        start: Duration,
+        (in_flight, measured): (u32, bool),
+    ) {
         let mut done = 0u64;
         loop {
             let elapsed = self.clock.now() - start;
@@ -257,11 +310,11 @@ impl Runner<'_> {
                 break;
             }
             let (n, stretch) = js_stretch(budget, done, elapsed);
-            let requests = js_fetch::round(driver.url(), n, &self.cancel.js, Some(stretch)).await;
+            let requests = js_fetch::round(driver.url(), n, &self.cancel.js, Some(stretch), in_flight).await;
             if requests.is_empty() {
                 break; // stopped, or the loop could not run at all
             }
-            for (outcome, latency) in &requests {
+            for (outcome, latency) in requests.iter().filter(|_| measured) {
                 self.session.record(index, outcome, *latency);
             }
             done += requests.len() as u64;

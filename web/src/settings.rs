@@ -38,6 +38,8 @@ pub struct RunSettings {
     pub clients: Vec<String>,
     /// Connection modes, fresh before reuse.
     pub modes: Vec<Mode>,
+    /// Requests in flight per case (a promise pool per case), each level a case.
+    pub concurrency: Vec<u32>,
 }
 
 /// The form's raw values (strings, as typed), before checking.
@@ -57,6 +59,8 @@ pub struct RawSettings {
     pub clients: String,
     /// `fresh`, `reuse` or `both`.
     pub mode: String,
+    /// Requests in flight, as typed (`1`, `1,4,16`).
+    pub concurrency: String,
     /// Start the run as soon as the page has loaded.
     pub autorun: bool,
 }
@@ -73,6 +77,7 @@ impl RawSettings {
             rounds: "5".into(),
             clients: "all".into(),
             mode: Modes::default().to_string(),
+            concurrency: "1".into(),
             autorun: false,
         }
     }
@@ -90,6 +95,7 @@ impl RawSettings {
             rounds: or(&query.rounds, d.rounds),
             clients: or(&query.clients, d.clients),
             mode: or(&query.mode, d.mode),
+            concurrency: or(&query.concurrency, d.concurrency),
             autorun: query.autorun,
         }
     }
@@ -119,6 +125,8 @@ impl RawSettings {
             plan,
             clients: clients.into_iter().map(String::from).collect(),
             modes: self.mode.parse::<Modes>()?.modes(),
+            concurrency: httpbench_shared::protocol::parse_concurrency(&self.concurrency)
+                .map_err(|e| format!("in flight: {e}"))?,
         })
     }
 }

@@ -1,5 +1,5 @@
 //! The page's query string: the settings of a run (`target`, `n`, `duration`, `warmup`, `rounds`,
-//! `clients`, `mode`), `autorun=1` to start at once, and `import=URL` for result files to load. `httpbench run
+//! `clients`, `mode`, `c`), `autorun=1` to start at once, and `import=URL` for result files to load. `httpbench run
 //! --browser` writes it and the page reads it, both through [`PageQuery`], on `form_urlencoded`. Values stay
 //! text as typed: the page checks them like its form's, so a bad link gets the form's error message.
 
@@ -20,6 +20,8 @@ pub struct PageQuery {
     pub clients: Option<String>,
     /// `fresh`, `reuse` or `both`.
     pub mode: Option<String>,
+    /// Requests in flight per case (`c`), a list as `-c` takes it.
+    pub concurrency: Option<String>,
     /// Start the run as soon as the page has loaded.
     pub autorun: bool,
     /// URLs of result files to import at start (`import=` repeated, or comma-separated).
@@ -41,6 +43,7 @@ impl PageQuery {
                 "rounds" => q.rounds = Some(value),
                 "clients" => q.clients = Some(value),
                 "mode" => q.mode = Some(value),
+                "c" => q.concurrency = Some(value),
                 "autorun" => q.autorun = value == "1" || value == "true",
                 "import" => q.imports.extend(value.split(',').filter(|u| !u.is_empty()).map(str::to_string)),
                 _ => {}
@@ -60,6 +63,7 @@ impl PageQuery {
             ("rounds", &self.rounds),
             ("clients", &self.clients),
             ("mode", &self.mode),
+            ("c", &self.concurrency),
         ];
         for (key, value) in fields {
             if let Some(v) = value {
@@ -89,6 +93,7 @@ mod tests {
             rounds: Some("3".into()),
             clients: Some("fetch,xhr".into()),
             mode: Some("both".into()),
+            concurrency: Some("1,8".into()),
             autorun: true,
             imports: vec!["/results/a b.json".into(), "http://h/r.json?v=1&w=2".into()],
         }

@@ -15,7 +15,14 @@ use super::TIMEOUT_MS;
 #[wasm_bindgen(module = "/src/clients/js_fetch.js")]
 extern "C" {
     #[wasm_bindgen(js_name = jsFetchRound)]
-    fn js_fetch_round(url: &str, n: u32, timeout_ms: u32, control: &Object, max_ms: f64) -> js_sys::Promise;
+    fn js_fetch_round(
+        url: &str,
+        n: u32,
+        timeout_ms: u32,
+        control: &Object,
+        max_ms: f64,
+        in_flight: u32,
+    ) -> js_sys::Promise;
 }
 
 /// A control object whose `stop` property the JavaScript loop checks between requests.
@@ -33,10 +40,17 @@ pub fn set_stop(control: &Object, stop: bool) {
 
 /// Run `n` requests of `url` in JavaScript, or fewer: the loop hands back after the request that ends `max`
 /// of wall time (none: no limit), or when asked to stop. It makes at least one request unless `n` is 0 or it
-/// was asked to stop, even when `max` is zero. One (outcome, duration) per request made.
-pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -> Vec<(Outcome, Duration)> {
+/// was asked to stop, even when `max` is zero; `in_flight` requests at a time. One (outcome, duration) per
+/// request made.
+pub async fn round(
+    url: &str,
+    n: u32,
+    control: &Object,
+    max: Option<Duration>,
+    in_flight: u32,
+) -> Vec<(Outcome, Duration)> {
     let max_ms = max.map_or(f64::INFINITY, |d| d.as_secs_f64() * 1000.0);
-    let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control, max_ms)).await else {
+    let Ok(value) = JsFuture::from(js_fetch_round(url, n, TIMEOUT_MS, control, max_ms, in_flight)).await else {
         return Vec::new();
     };
     let field = |name: &str| Reflect::get(&value, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
@@ -49,7 +63,7 @@ pub async fn round(url: &str, n: u32, control: &Object, max: Option<Duration>) -
 
 /// One request through the JavaScript loop (used for nothing timed: the runner measures js-fetch by rounds).
 pub async fn single(url: &str) -> Outcome {
-    round(url, 1, &control(), None).await.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
+    round(url, 1, &control(), None, 1).await.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
 }
 
 fn outcome(status: i32, bytes: u64) -> Outcome {

@@ -16,6 +16,8 @@ struct FormState {
     duration: RwSignal<String>,
     warmup: RwSignal<String>,
     rounds: RwSignal<String>,
+    /// Requests in flight: from the link (`c=8`) only, no input of its own (the page's budget).
+    concurrency: RwSignal<String>,
     /// One box per client of this build (shared's catalog), in catalog order.
     clients: StoredValue<Vec<(&'static str, RwSignal<bool>)>>,
     mode: RwSignal<String>,
@@ -32,6 +34,7 @@ impl FormState {
             duration: RwSignal::new(initial.duration.clone()),
             warmup: RwSignal::new(initial.warmup.clone()),
             rounds: RwSignal::new(initial.rounds.clone()),
+            concurrency: RwSignal::new(initial.concurrency.clone()),
             clients: StoredValue::new(available_clients().into_iter().map(|c| (c, RwSignal::new(on(c)))).collect()),
             mode: RwSignal::new(initial.mode.clone()),
         }
@@ -49,6 +52,7 @@ impl FormState {
             rounds: self.rounds.get_untracked(),
             clients: clients.join(","),
             mode: self.mode.get_untracked(),
+            concurrency: self.concurrency.get_untracked(),
             autorun: false,
         }
     }

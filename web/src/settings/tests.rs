@@ -22,7 +22,7 @@ fn refused(f: fn(&mut RawSettings)) -> String {
 fn query_overrides_defaults_and_decodes() {
     let s = from_link(concat!(
         "?target=http%3A%2F%2F127.0.0.1%3A8080%2Fbytes%2F10",
-        "&n=40&warmup=2&rounds=2&clients=fetch,xhr&mode=reuse&autorun=1"
+        "&n=40&warmup=2&rounds=2&clients=fetch,xhr&mode=reuse&c=1,8&autorun=1"
     ));
     assert!(s.autorun);
     let r = s.check().unwrap();
@@ -30,6 +30,8 @@ fn query_overrides_defaults_and_decodes() {
     assert_eq!(r.plan, Plan { budget: Budget::Count(40), warmup: 2, rounds: 2, interleave: true });
     assert_eq!(r.clients, ["fetch", "xhr"]);
     assert_eq!(r.modes, [Mode::Reuse]);
+    assert_eq!(r.concurrency, [1, 8]);
+    assert_eq!(from_link("").check().unwrap().concurrency, [1], "sequential unless the link says");
 }
 
 #[test]
@@ -95,6 +97,7 @@ fn bad_values_are_named() {
     assert!(refused(|s| s.clients = String::new()).contains("names no client"));
     assert!(refused(|s| s.mode = "new".into()).starts_with("mode 'new'"));
     assert!(refused(|s| s.target = "ftp://x/".into()).contains("'ftp://x/'"));
+    assert!(refused(|s| s.concurrency = "0".into()).starts_with("in flight: '0' is not a concurrency level"));
 }
 
 #[test]
