@@ -87,6 +87,7 @@ pub fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSettings {
         rounds: "2".into(),
         clients: clients.into(),
         mode: mode.into(),
+        concurrency: "1".into(),
         autorun: true,
     }
 }
