@@ -53,11 +53,9 @@ impl Tickets {
     /// Whether another request may start: one of a count's left, or the round's time not spent (the first
     /// request always may, so a round is never empty).
     pub fn take(&self) -> bool {
+        // The session's rule, with the requests taken before this one as those done.
         let i = self.taken.fetch_add(1, Ordering::Relaxed);
-        match self.budget {
-            RoundBudget::Requests(n) => i < n,
-            RoundBudget::Time(d) => i == 0 || self.start.elapsed() < d,
-        }
+        self.budget.wants_more(i, self.start.elapsed())
     }
 }
 
