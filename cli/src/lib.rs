@@ -145,7 +145,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let native = measure(options, &url, &stop, header, ca, probe.as_ref());
     let browser = match (&options.browser, &server) {
         (Some(b), Some(s)) if !native.stopped => {
-            let targets = BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
+            let embedded = options.url.is_none();
+            let targets = BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url, embedded };
             Some(run_browser(options, b, &targets, browser_placement, &stop))
         }
         _ => None,
@@ -233,6 +234,8 @@ struct BrowserTargets<'a> {
     h1: Option<&'a ChildServer>,
     /// The run's target URL on `server`.
     url: &'a url::Url,
+    /// Whether the target is the embedded server (no `--url`), which counts each case's connections.
+    embedded: bool,
 }
 
 impl BrowserTargets<'_> {
@@ -242,6 +245,19 @@ impl BrowserTargets<'_> {
             (HttpVersion::Http11, Some(h1)) => h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone()),
             _ => self.url.clone(),
         }
+    }
+
+    /// A probe of the server that served `http`, when it is the target; `None` if it cannot be made.
+    fn probe(&self, http: HttpVersion) -> Option<server::probe::Probe> {
+        let server = match (http, self.h1) {
+            (HttpVersion::Http11, Some(h1)) => h1,
+            _ => self.server,
+        };
+        let ca = match &server.ca {
+            Some(path) => Some(clients::tls::CaFile::read(path).ok()?),
+            None => None,
+        };
+        self.embedded.then(|| server::probe::Probe::new(&server.url, ca.as_ref()).ok()).flatten()
     }
 
     /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
@@ -315,6 +331,9 @@ fn run_browser(
             }
             case.http_version = http;
         }
+        if let Some(probe) = targets.probe(http) {
+            count_connections(&mut report, &probe);
+        }
         match &mut merged {
             None => merged = Some((report, run.cpus)),
             Some((all, _)) => all.cases.extend(report.cases),
@@ -326,6 +345,22 @@ fn run_browser(
         report.environment.placement = Some(placement::record(p.pin, run_cpus, p.server_cpus));
     }
     Ok(report)
+}
+
+/// Each browser case's connections, as the embedded server counted the ones its requests were tagged on (the
+/// page's cases share the browser's pool, so only the server can tell them apart). A case none of whose
+/// requests carried its tag (a page built before tags) keeps none: zero would claim it used no connection.
+fn count_connections(report: &mut Report, probe: &server::probe::Probe) {
+    for case in report.cases.iter_mut().filter(|c| c.connections.is_none()) {
+        let tag = httpbench_shared::protocol::case_tag(
+            &case.client,
+            case.mode,
+            case.in_flight(),
+            case.body_bytes,
+            case.server_delay_ms,
+        );
+        case.connections = probe.tagged_connections(&tag).filter(|n| *n > 0);
+    }
 }
 
 /// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second

@@ -308,9 +308,11 @@ pub struct Case {
     /// (`delay_ms=N`, `--server-delay`); absent when none was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_delay_ms: Option<u64>,
-    /// Distinct connections the embedded server accepted during this case's measured rounds (one per request
-    /// in fresh mode; in reuse mode as many as the client opened, e.g. a browser's six per host over HTTP/1.1);
-    /// absent where not counted (external servers, a page opened by hand).
+    /// Distinct connections that served this case's requests, its warm-up included, as the embedded server
+    /// counted them: one per request in fresh mode; in reuse mode as many as the client used, e.g. a browser's
+    /// six per host over HTTP/1.1 and one over HTTP/2 (a browser case counts the connections its requests were
+    /// tagged on, which it may share with the cases before it); absent where not counted (external servers, a
+    /// page opened by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<u64>,
     /// Measured requests attempted (warm-up excluded); ok plus failed.

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use httpbench_shared::clock::{Clock, SystemClock};
 use httpbench_shared::model::{Environment, EnvironmentKind, Target, Tool};
+use httpbench_shared::protocol;
 use httpbench_shared::session::{CaseKey, Finished, Header, Matrix, RoundBudget, Session, Step};
 use httpbench_shared::Outcome;
 
@@ -96,11 +97,14 @@ struct CaseRun {
 
 impl CaseRun {
     fn new(key: &CaseKey, target: &str) -> Self {
-        let url = httpbench_shared::protocol::url_for_mode(target, key.mode);
+        // Tagged with its case, so the embedded server can count the connections that served it: the cases
+        // share the browser's pool, and only the server tells them apart (`run --browser` reads the counts).
+        let tag = protocol::case_tag(&key.client, key.mode, key.concurrency.into(), None, None);
+        let url = protocol::tagged_url(&protocol::url_for_mode(target, key.mode), &tag);
         let client = Client::from_name(&key.client);
         let mut entry_name = crate::timing::entry_name(&url);
-        if client == Some(Client::Gloo) && url.contains('?') {
-            // gloo-net 0.6 re-appends its own (empty) query: it requests `?close=1&`, which the server reads
+        if client == Some(Client::Gloo) {
+            // gloo-net 0.6 re-appends its own (empty) query: it requests `?conns=...&`, which the server reads
             // the same, and Resource Timing names the entry so.
             entry_name.push('&');
         }
@@ -255,8 +259,9 @@ impl Runner<'_> {
         if measured {
             self.session.end_round(index, self.clock.now() - start, None);
         }
-        // No count of connections: the page cannot tell them apart (Resource Timing shows a connection being
-        // opened, but every case shares the browser's pool, so a case reuses what the one before it left).
+        // No count of connections here: Resource Timing shows a connection being opened, but every case
+        // shares the browser's pool, so a case reuses what the one before it left. The server counts them by
+        // the case's tag.
         let (phases, seen) = crate::timing::collect(&case.entry_name);
         for p in phases.iter().filter(|_| measured) {
             self.session.record_phases(index, p);

@@ -55,24 +55,30 @@ pub fn client_config(ca: Option<&CaFile>, http: HttpVersion) -> Result<rustls::C
 fn base_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error> {
     // One run has one `--cacert`: the first call decides.
     static CONFIG: OnceLock<Result<rustls::ClientConfig, rustls::Error>> = OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            match ca {
-                Some(ca) => {
-                    roots.add_parsable_certificates(ca.certs.iter().cloned());
-                }
-                None => roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-            }
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let mut config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()?
-                .with_root_certificates(roots)
-                .with_no_client_auth();
-            config.resumption = rustls::client::Resumption::disabled();
-            Ok(config)
-        })
-        .clone()
+    CONFIG.get_or_init(|| new_config(ca)).clone()
+}
+
+/// A configuration that trusts `ca` alone, made anew rather than the run's: for a probe of a server with a
+/// CA of its own. No ALPN protocols are set.
+pub fn config_trusting(ca: &CaFile) -> Result<rustls::ClientConfig, rustls::Error> {
+    new_config(Some(ca))
+}
+
+fn new_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error> {
+    let mut roots = rustls::RootCertStore::empty();
+    match ca {
+        Some(ca) => {
+            roots.add_parsable_certificates(ca.certs.iter().cloned());
+        }
+        None => roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.resumption = rustls::client::Resumption::disabled();
+    Ok(config)
 }
 
 /// The settings both reqwest drivers give their client builder: the blocking and async builders are different

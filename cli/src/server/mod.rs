@@ -9,6 +9,7 @@ pub mod page;
 pub mod probe;
 mod results;
 mod routes;
+mod tags;
 pub mod tls;
 
 use std::convert::Infallible;
@@ -83,13 +84,17 @@ pub struct State {
     /// Connections accepted so far (`GET /stats/connections` tells them), so each case can say how many
     /// connections its client opened.
     pub connections: std::sync::atomic::AtomicU64,
+    /// Connections per case tag (`conns=TAG`; `GET /stats/connections?tag=TAG` tells them), so a case that
+    /// shares its client's connections with other cases (a browser's) can say how many served it.
+    pub tags: tags::Tally,
 }
 
 /// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
 /// the server completed ([`handshakes`]).
 pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
 
-/// The path that answers `connections N`: the connections the server accepted so far, the asking one included.
+/// The path that answers `connections N`: the connections the server accepted so far, the asking one included;
+/// with `?tag=TAG`, the connections that carried requests tagged `TAG` ([`tags`]).
 pub const CONNECTIONS_PATH: &str = "/stats/connections";
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
@@ -143,6 +148,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             quiet: options.quiet,
             handshakes: Default::default(),
             connections: Default::default(),
+            tags: Default::default(),
         });
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
@@ -186,8 +192,17 @@ struct ConnTls {
     uncounted: std::sync::atomic::AtomicBool,
 }
 
+/// What the server keeps about one connection.
+#[derive(Default)]
+struct Conn {
+    /// Its TLS handshake, over TLS.
+    tls: Option<ConnTls>,
+    /// The case tags its requests carried.
+    tags: tags::Seen,
+}
+
 /// Route one request: the page under `/app/`, the results endpoint, or the target endpoints.
-async fn handle(state: Arc<State>, tls: Option<&ConnTls>, req: Request<Incoming>) -> Response<body::TargetBody> {
+async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Response<body::TargetBody> {
     let path = req.uri().path().to_string();
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut res = if path == "/results" && req.method() == Method::POST {
@@ -198,12 +213,14 @@ async fn handle(state: Arc<State>, tls: Option<&ConnTls>, req: Request<Incoming>
     } else if is_read && (path == HANDSHAKES_PATH || path == CONNECTIONS_PATH) {
         // The tally reads the same before and after: a connection that reads a counter takes its own
         // handshake back.
+        let tls = conn.tls.as_ref();
         if let Some(c) = tls.filter(|c| !c.uncounted.swap(true, std::sync::atomic::Ordering::Relaxed)) {
             state.handshakes.count(&c.seen, false);
         }
-        match path == HANDSHAKES_PATH {
-            true => results::plain(state.handshakes.text()),
-            false => results::plain(format!(
+        match (path == HANDSHAKES_PATH, httpbench_shared::protocol::asked_tag(req.uri().query())) {
+            (true, _) => results::plain(state.handshakes.text()),
+            (false, Some(tag)) => results::plain(format!("connections {}\n", state.tags.count(tag))),
+            (false, None) => results::plain(format!(
                 "connections {}\n",
                 state.connections.load(std::sync::atomic::Ordering::Relaxed)
             )),
@@ -213,6 +230,9 @@ async fn handle(state: Arc<State>, tls: Option<&ConnTls>, req: Request<Incoming>
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
         page::respond(state.page_dir.as_deref(), &path)
     } else {
+        if let Some(tag) = httpbench_shared::protocol::conns_tag(req.uri().query()) {
+            state.tags.note(&conn.tags, tag);
+        }
         if let Some(ms) = httpbench_shared::protocol::asks_for_delay(req.uri().query()).filter(|ms| *ms > 0) {
             // Think time (`delay_ms=N`): the connection waits, the server's other connections go on.
             tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -246,7 +266,7 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
         let tls = tls.clone();
         tokio::spawn(async move {
             match tls {
-                None => serve_http(TokioIo::new(stream), state, None).await,
+                None => serve_http(TokioIo::new(stream), state, Arc::default()).await,
                 Some(acceptor) => {
                     // A client that stalls in its handshake (or speaks plain HTTP) is dropped, bounded.
                     if let Ok(Ok(stream)) = tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
@@ -254,10 +274,11 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
                         let seen = handshakes::Seen::of(conn);
                         let h2 = conn.alpn_protocol() == Some(b"h2");
                         state.handshakes.count(&seen, true);
-                        let tls = Arc::new(ConnTls { seen, uncounted: Default::default() });
+                        let tls = ConnTls { seen, uncounted: Default::default() };
+                        let conn = Arc::new(Conn { tls: Some(tls), tags: Default::default() });
                         match h2 {
-                            true => serve_h2(TokioIo::new(stream), state, tls).await,
-                            false => serve_http(TokioIo::new(stream), state, Some(tls)).await,
+                            true => serve_h2(TokioIo::new(stream), state, conn).await,
+                            false => serve_http(TokioIo::new(stream), state, conn).await,
                         }
                     }
                 }
@@ -267,13 +288,13 @@ pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_r
 }
 
 /// HTTP/1.1 with keep-alive on one connection.
-async fn serve_http<T>(io: TokioIo<T>, state: Arc<State>, tls: Option<Arc<ConnTls>>)
+async fn serve_http<T>(io: TokioIo<T>, state: Arc<State>, conn: Arc<Conn>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service = service_fn(move |req| {
-        let (state, tls) = (state.clone(), tls.clone());
-        async move { Ok::<_, Infallible>(handle(state, tls.as_deref(), req).await) }
+        let (state, conn) = (state.clone(), conn.clone());
+        async move { Ok::<_, Infallible>(handle(state, &conn, req).await) }
     });
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
@@ -286,7 +307,7 @@ where
 /// HTTP/2 on a TLS connection that negotiated `h2`: streams served concurrently, on the server's runtime.
 /// `close=1` (a browser's fresh mode) cannot be `Connection: close` in HTTP/2, so it ends the connection
 /// gracefully instead (GOAWAY once the open streams are answered): the browser's next request opens a new one.
-async fn serve_h2<T>(io: TokioIo<T>, state: Arc<State>, tls: Arc<ConnTls>)
+async fn serve_h2<T>(io: TokioIo<T>, state: Arc<State>, conn: Arc<Conn>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -296,8 +317,8 @@ where
         if httpbench_shared::protocol::asks_to_close(req.uri().query()) {
             asked.notify_one();
         }
-        let (state, tls) = (state.clone(), tls.clone());
-        async move { Ok::<_, Infallible>(handle(state, Some(&tls), req).await) }
+        let (state, conn) = (state.clone(), conn.clone());
+        async move { Ok::<_, Infallible>(handle(state, &conn, req).await) }
     });
     let conn = http2::Builder::new(TokioExecutor::new()).timer(TokioTimer::new()).serve_connection(io, service);
     tokio::pin!(conn);

@@ -1,7 +1,8 @@
 //! Reads the embedded server's own counters, outside any timing: the TLS handshake tally
 //! (`GET /tls/handshakes`, [`super::handshakes`]) and the connections it accepted (`GET /stats/connections`).
 //! The runner reads them before and after each step of a case, so the case's report says what was negotiated
-//! and how many connections its client opened. Every read is bounded ([`PROBE_LIMIT`]).
+//! and how many connections its client opened; after a browser run, the connections per case tag. Every read
+//! is bounded ([`PROBE_LIMIT`]).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -25,8 +26,8 @@ impl Probe {
         let addr = *url.socket_addrs(|| None)?.first().ok_or_else(|| anyhow::anyhow!("{url} has no address"))?;
         let tls = match (url.scheme(), ca) {
             ("https", Some(ca)) => {
-                let mut config =
-                    crate::clients::tls::client_config(Some(ca), httpbench_shared::model::HttpVersion::Http11)?;
+                // This server's CA alone, not the run's (a browser run's HTTP/1.1 target has a CA of its own).
+                let mut config = crate::clients::tls::config_trusting(ca)?;
                 // No ALPN: the server may offer h2 alone, and then serves a client that offers nothing HTTP/1.1.
                 config.alpn_protocols.clear();
                 Some(Arc::new(config))
@@ -50,6 +51,13 @@ impl Probe {
     /// Connections the server accepted so far, this probe's own included; `None` if it did not answer.
     pub fn connections(&self) -> Option<u64> {
         self.get(super::CONNECTIONS_PATH)?.trim().strip_prefix("connections ")?.parse().ok()
+    }
+
+    /// The distinct connections that carried requests tagged `tag` (a case's, [`super::tags`]); `None` if the
+    /// server did not answer.
+    pub fn tagged_connections(&self, tag: &str) -> Option<u64> {
+        let path = httpbench_shared::protocol::connections_query(super::CONNECTIONS_PATH, tag);
+        self.get(&path)?.trim().strip_prefix("connections ")?.parse().ok()
     }
 
     /// The body of `GET path` on a connection of its own.

@@ -1,9 +1,11 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
-//! environment and what it is), the connection modes, HTTP versions and load levels and their parsers, durations as typed, and the page's
-//! query string (to and from, imports included). One home for each, tested natively, used by both front ends.
+//! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
+//! durations as typed, the tags that count a case's connections, and the page's query string (to and from,
+//! imports included). One home for each, tested natively, used by both front ends.
 
 mod clients;
 mod close;
+mod conns;
 mod duration;
 mod http;
 mod load;
@@ -15,6 +17,7 @@ pub use clients::{
     ClientListError, CLIENTS,
 };
 pub use close::{asks_to_close, url_for_mode};
+pub use conns::{asked_tag, case_tag, connections_query, conns_tag, tagged_url};
 pub use duration::{parse_duration, DurationError, MAX_DURATION};
 pub use http::HttpChoice;
 pub use load::{

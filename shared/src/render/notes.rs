@@ -38,7 +38,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
     out
 }
 
-/// How many connections each case opened, where the embedded server counted them and any case kept more than
+/// How many connections served each case, where the embedded server counted them and any case kept more than
 /// one request in flight (sequential cases open one per request or one in all, which says nothing new).
 fn connections_note(rows: &[Row<'_>]) -> Option<String> {
     if !rows.iter().any(|r| r.case.in_flight() > 1) {
@@ -48,7 +48,7 @@ fn connections_note(rows: &[Row<'_>]) -> Option<String> {
         rows.iter().filter_map(|r| Some(format!("{} {}", r.label, r.case.connections?))).collect();
     (!counted.is_empty()).then(|| {
         format!(
-            "note: connections opened per case (the embedded server's count, warm-up included): {}.",
+            "note: connections used per case (the embedded server's count, warm-up included): {}.",
             counted.join(", ")
         )
     })

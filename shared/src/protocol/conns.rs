@@ -1,0 +1,74 @@
+//! Connections per case, counted by the embedded server for a client that shares its connections with other
+//! cases (a browser page: every case uses the browser's one pool, so a case reuses what the one before it
+//! left, and counting what each case opened would credit one with another's). Such a client tags each request
+//! of a case with `conns=TAG` in its query; the server counts, per tag, the distinct connections that carried
+//! it, and `GET /stats/connections?tag=TAG` answers `connections N`. Both halves live here: the tag a case gets
+//! (from the fields its result records, so a report's case finds its own), the tagged URL, and the server's
+//! reading of both queries.
+
+use crate::model::Mode;
+
+/// The query parameter that tags a request with its case.
+const PARAM: &str = "conns=";
+
+/// The tag of the case with these parameters, e.g. `fetch.reuse.c8` or `xhr.fresh.c1.b65536.d5`: made of
+/// URL-safe characters only, so it goes into a query as it is and the server compares it undecoded.
+pub fn case_tag(client: &str, mode: Mode, concurrency: u64, body_bytes: Option<u64>, delay_ms: Option<u64>) -> String {
+    let mut tag = format!("{client}.{mode}.c{concurrency}");
+    if let Some(n) = body_bytes {
+        tag += &format!(".b{n}");
+    }
+    if let Some(ms) = delay_ms {
+        tag += &format!(".d{ms}");
+    }
+    tag
+}
+
+/// `url` with `conns=TAG` added to its query.
+pub fn tagged_url(url: &str, tag: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{PARAM}{tag}")
+}
+
+/// The tag a request's query carries (`conns=TAG`), if any. On the server's hot path: a plain scan.
+pub fn conns_tag(query: Option<&str>) -> Option<&str> {
+    query?.split('&').find_map(|kv| kv.strip_prefix(PARAM)).filter(|t| !t.is_empty())
+}
+
+/// The path and query that ask the server how many connections carried `tag`.
+pub fn connections_query(path: &str, tag: &str) -> String {
+    format!("{path}?tag={tag}")
+}
+
+/// The tag a counter reading asks about (`tag=TAG` in its query), if any.
+pub fn asked_tag(query: Option<&str>) -> Option<&str> {
+    query?.split('&').find_map(|kv| kv.strip_prefix("tag=")).filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tagged_url_carries_its_case_and_the_server_reads_it_back() {
+        let tag = case_tag("fetch", Mode::Reuse, 8, None, None);
+        assert_eq!(tag, "fetch.reuse.c8");
+        assert_eq!(case_tag("xhr", Mode::Fresh, 1, Some(65536), Some(5)), "xhr.fresh.c1.b65536.d5");
+        for (url, query) in
+            [("http://h/", "conns=fetch.reuse.c8"), ("http://h/?close=1", "close=1&conns=fetch.reuse.c8")]
+        {
+            let tagged = tagged_url(url, &tag);
+            assert_eq!(tagged.split_once('?').map(|(_, q)| q), Some(query));
+            assert_eq!(conns_tag(Some(query)), Some(tag.as_str()));
+        }
+        // gloo-net re-appends an empty query part: the tag still reads.
+        assert_eq!(conns_tag(Some("conns=a.b.c1&")), Some("a.b.c1"));
+        assert_eq!(conns_tag(Some("conns=&x=1")), None);
+        assert_eq!(conns_tag(Some("xconns=a")), None);
+        assert_eq!(conns_tag(None), None);
+        let asked = connections_query("/stats/connections", &tag);
+        assert_eq!(asked, "/stats/connections?tag=fetch.reuse.c8");
+        assert_eq!(asked_tag(asked.split_once('?').map(|(_, q)| q)), Some(tag.as_str()));
+        assert_eq!(asked_tag(Some("tag=")), None);
+    }
+}
