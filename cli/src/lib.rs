@@ -308,15 +308,16 @@ fn run_browser(
     let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
     let versions = if options.tls { options.http_versions.clone() } else { vec![HttpVersion::Http11] };
     let mut merged: Option<(Report, Option<Vec<usize>>)> = None;
-    for &http in &versions {
+    let mut skipped = Vec::new();
+    for (http, modes, concurrency) in page_runs(&versions, &options.modes, &options.load.concurrency, &mut skipped) {
         let target = targets.target(http);
         let page = browser::PageRun {
             server: &targets.server.url,
             target: &target,
             plan: &options.plan,
             clients: &b.clients,
-            modes: &options.modes,
-            concurrency: &options.load.concurrency,
+            modes: &modes,
+            concurrency: &concurrency,
         };
         let chromium = browser::Chromium { path: &b.chromium, cpus, spki_pins: &targets.pins() };
         let run = browser::run(&chromium, &page.url(), targets.server.saved_results(), page.timeout(), stop)?;
@@ -339,12 +340,53 @@ fn run_browser(
             Some((all, _)) => all.cases.extend(report.cases),
         }
     }
-    let Some((mut report, run_cpus)) = merged else { anyhow::bail!("no HTTP version to run the page with") };
+    let Some((mut report, run_cpus)) = merged else {
+        match skipped.first() {
+            Some(line) => anyhow::bail!("no browser case can run: {line}; add --mode reuse or a level of 1 to -c"),
+            None => anyhow::bail!("no HTTP version to run the page with"),
+        }
+    };
     report.settings.http_versions = versions;
+    report.settings.modes = options.modes.clone();
+    report.settings.skipped.extend(b.clients.iter().flat_map(|c| skipped.iter().map(move |s| format!("{c}/{s}"))));
     if let Some(p) = placed {
         report.environment.placement = Some(placement::record(p.pin, run_cpus, p.server_cpus));
     }
     Ok(report)
+}
+
+/// The page runs of a browser half: one per HTTP version (over TLS each against the target that offers that
+/// version alone), with the modes and levels it can run; fresh mode at levels the browser cannot run it at
+/// (over HTTP/2, more than one request in flight) gets a page run of its own at the levels it can, and a line
+/// in `skipped` (`fresh over HTTP/2 at concurrency 8 (reason)`) for each level left out.
+fn page_runs(
+    versions: &[HttpVersion],
+    modes: &[httpbench_shared::Mode],
+    levels: &[u32],
+    skipped: &mut Vec<String>,
+) -> Vec<(HttpVersion, Vec<httpbench_shared::Mode>, Vec<u32>)> {
+    use httpbench_shared::Mode;
+    let mut runs = Vec::new();
+    for &http in versions {
+        let can = |c: &u32| httpbench_shared::protocol::cannot_run_fresh(EnvironmentKind::Browser, http, *c).is_none();
+        if !modes.contains(&Mode::Fresh) || levels.iter().all(can) {
+            runs.push((http, modes.to_vec(), levels.to_vec()));
+            continue;
+        }
+        for &c in levels.iter().filter(|c| !can(c)) {
+            let reason = httpbench_shared::protocol::cannot_run_fresh(EnvironmentKind::Browser, http, c);
+            skipped.push(format!("fresh over {http} at concurrency {c} ({})", reason.unwrap_or_default()));
+        }
+        let others: Vec<Mode> = modes.iter().copied().filter(|m| *m != Mode::Fresh).collect();
+        if !others.is_empty() {
+            runs.push((http, others, levels.to_vec()));
+        }
+        let fresh_levels: Vec<u32> = levels.iter().copied().filter(can).collect();
+        if !fresh_levels.is_empty() {
+            runs.push((http, vec![Mode::Fresh], fresh_levels));
+        }
+    }
+    runs
 }
 
 /// Each browser case's connections, as the embedded server counted the ones its requests were tagged on (the

@@ -414,3 +414,42 @@ fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
     assert_eq!(used(0, "reuse", "2"), 1, "curl-multi waits to multiplex");
     assert!(out.contains("browser/fetch/h1 6") && out.contains("browser/fetch/h2 1"), "{out}");
 }
+
+/// Fresh mode over HTTP/2 with requests in flight is left out of the browser half, with why: Chromium puts them
+/// all on one connection, and fails those it queued on it when the server ends it (3-12 of 96 failed at 8 in
+/// flight). Sequential fresh requests still run, in a page run of their own; with nothing left to run the
+/// error says what to do.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
+    let dist = dist();
+    let dir = scratch("run-browser-fresh-h2");
+    let combined = dir.join("combined.json");
+    let args = |levels: &'static str| {
+        let mut a = vec!["run", "--browser", "--tls", "--http", "2", "-c", levels, "-n", "24", "--warmup", "4"];
+        a.extend(["--rounds", "1", "--clients", "curl", "--browser-clients", "xhr", "--page-dir"]);
+        a
+    };
+    let mut all = args("1,8");
+    all.extend([dist.to_str().unwrap(), "--export-json", combined.to_str().unwrap()]);
+    let (code, out, err) = run(&all);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("left out: xhr/fresh over HTTP/2 at concurrency 8 (a browser multiplexes"), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let names = |half: usize| -> Vec<String> {
+        let cases = v[half]["cases"].as_array().unwrap().iter();
+        let mut n: Vec<String> = cases
+            .map(|c| format!("{}/c{}", c["mode"].as_str().unwrap(), c["concurrency"].as_u64().unwrap_or(1)))
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(0), ["fresh/c1", "fresh/c8", "reuse/c1", "reuse/c8"], "natively every case");
+    assert_eq!(names(1), ["fresh/c1", "reuse/c1", "reuse/c8"]);
+    assert_eq!(v[1]["settings"]["modes"], serde_json::json!(["fresh", "reuse"]), "{}", v[1]["settings"]);
+    let mut none = args("8");
+    none.extend([dist.to_str().unwrap(), "--mode", "fresh"]);
+    let (code, _, err) = run(&none);
+    assert_ne!(code, 0);
+    assert!(err.contains("no browser case can run") && err.contains("--mode reuse"), "{err}");
+}

@@ -13,8 +13,8 @@ mod modes;
 mod query;
 
 pub use clients::{
-    browser_clients, cannot_run_at, cannot_speak, client, clients_of, native_clients, parse_client_list, ClientInfo,
-    ClientListError, CLIENTS,
+    browser_clients, cannot_run_at, cannot_run_fresh, cannot_speak, client, clients_of, native_clients,
+    parse_client_list, ClientInfo, ClientListError, CLIENTS,
 };
 pub use close::{asks_to_close, url_for_mode};
 pub use conns::{asked_tag, case_tag, connections_query, conns_tag, tagged_url};
