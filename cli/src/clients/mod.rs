@@ -9,6 +9,7 @@ pub mod curl;
 mod curl_multi;
 pub mod pool;
 mod raw;
+mod raw_pool;
 pub mod reqwest_async;
 pub mod reqwest_blocking;
 pub mod tls;
@@ -196,12 +197,15 @@ impl ClientKind {
 
     /// A driver for this client keeping `in_flight` requests in flight (1: sequential); fails only when the
     /// client cannot be set up at all. Blocking clients get a thread and a driver each; reqwest-async tasks on
-    /// one runtime; curl-multi is one multi handle at any level.
+    /// one runtime; curl-multi is one multi handle at any level; raw over plaintext one epoll loop.
     pub fn driver(self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
         Ok(match (self, in_flight) {
             (ClientKind::CurlMulti, n) => Box::new(Pooled(curl_multi::CurlMulti::new(config, n))),
             (_, 0 | 1) => self.one(config)?,
             (ClientKind::ReqwestAsync, n) => Box::new(Pooled(reqwest_async::AsyncPool::new(config, n)?)),
+            (ClientKind::Raw, n) if config.url.scheme() == "http" => {
+                Box::new(Pooled(raw_pool::RawPool::new(config, n)?))
+            }
             (_, n) => {
                 let drivers = (0..n).map(|_| self.one(config)).collect::<anyhow::Result<Vec<_>>>()?;
                 Box::new(Pooled(pool::Threads::new(drivers)))

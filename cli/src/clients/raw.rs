@@ -67,43 +67,31 @@ impl Write for Conn {
 }
 
 /// The parts of a response head the raw client needs.
-struct Head {
-    status: u16,
+pub(super) struct Head {
+    pub(super) status: u16,
     /// Body bytes that arrived in the same reads as the head.
-    buffered_body: usize,
-    content_length: Option<u64>,
-    close: bool,
+    pub(super) buffered_body: usize,
+    pub(super) content_length: Option<u64>,
+    pub(super) close: bool,
     /// `HTTP/1.1` on the status line (httparse reads only 1.0 and 1.1).
-    http11: bool,
+    pub(super) http11: bool,
     /// When the first byte of the response arrived.
     first_byte: Option<Instant>,
+}
+
+impl Head {
+    /// Whether the response has no body whatever its headers say (1xx, 204, 304).
+    pub(super) fn bodiless(&self) -> bool {
+        matches!(self.status, 204 | 304) || (100..200).contains(&self.status)
+    }
 }
 
 impl RawDriver {
     /// Resolve the host once and build the request bytes.
     pub fn new(config: &DriverConfig) -> Self {
-        let url = &config.url;
-        let host = url.host_str().unwrap_or("");
-        let port = url.port_or_known_default().unwrap_or(80);
-        let addrs = (host.trim_start_matches('[').trim_end_matches(']'), port)
-            .to_socket_addrs()
-            .map(|a| a.collect::<Vec<_>>())
-            .map_err(|_| ErrorKind::Dns)
-            .and_then(|a| if a.is_empty() { Err(ErrorKind::Dns) } else { Ok(a) });
-        let mut target = url.path().to_string();
-        if let Some(q) = url.query() {
-            target.push('?');
-            target.push_str(q);
-        }
-        let authority = match url.port() {
-            Some(p) => format!("{host}:{p}"),
-            None => host.to_string(),
-        };
-        let connection = if config.mode == Mode::Fresh { "Connection: close\r\n" } else { "" };
-        let request =
-            format!("GET {target} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: httpbench-raw\r\nAccept: */*\r\n{connection}\r\n")
-                .into_bytes();
-        let tls = (url.scheme() == "https").then(|| tls_setup(config, host));
+        let (addrs, request) = (resolve(config), request_bytes(config));
+        let host = config.url.host_str().unwrap_or("");
+        let tls = (config.url.scheme() == "https").then(|| tls_setup(config, host));
         RawDriver {
             config: config.clone(),
             addrs,
@@ -216,6 +204,38 @@ impl Driver for RawDriver {
     }
 }
 
+/// The addresses of the URL's host, resolved once per driver (`dns` when there are none).
+pub(super) fn resolve(config: &DriverConfig) -> Result<Vec<SocketAddr>, ErrorKind> {
+    let url = &config.url;
+    let host = url.host_str().unwrap_or("");
+    let port = url.port_or_known_default().unwrap_or(80);
+    (host.trim_start_matches('[').trim_end_matches(']'), port)
+        .to_socket_addrs()
+        .map(|a| a.collect::<Vec<_>>())
+        .map_err(|_| ErrorKind::Dns)
+        .and_then(|a| if a.is_empty() { Err(ErrorKind::Dns) } else { Ok(a) })
+}
+
+/// The one request the raw client sends, fixed in advance (`Connection: close` in fresh mode).
+pub(super) fn request_bytes(config: &DriverConfig) -> Vec<u8> {
+    let url = &config.url;
+    let host = url.host_str().unwrap_or("");
+    let mut target = url.path().to_string();
+    if let Some(q) = url.query() {
+        target.push('?');
+        target.push_str(q);
+    }
+    let authority = match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    let connection = if config.mode == Mode::Fresh { "Connection: close\r\n" } else { "" };
+    format!(
+        "GET {target} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: httpbench-raw\r\nAccept: */*\r\n{connection}\r\n"
+    )
+    .into_bytes()
+}
+
 /// The TLS set-up of a raw driver: the shared client configuration (`--cacert`'s CAs, HTTP/1.1 by ALPN) and
 /// the server name of `host`.
 fn tls_setup(config: &DriverConfig, host: &str) -> Result<(Arc<rustls::ClientConfig>, ServerName<'static>), String> {
@@ -295,7 +315,7 @@ fn read_body(
     noted: &mut Noted<'_>,
 ) -> Result<u64, ErrorKind> {
     let mut got = head.buffered_body as u64;
-    if matches!(head.status, 204 | 304) || (100..200).contains(&head.status) {
+    if head.bodiless() {
         return Ok(0);
     }
     match head.content_length {
@@ -322,7 +342,7 @@ fn read_body(
 /// Parse a response head with httparse (the parser hyper uses, SIMD-accelerated): `Ok(None)` while the head is
 /// still incomplete, `Ok(Some((head length, head)))` once it is whole, `Err` for anything that is not an HTTP/1.x
 /// response this client can count (including chunked bodies, which it does not decode).
-fn parse_head(bytes: &[u8]) -> Result<Option<(usize, Head)>, ()> {
+pub(super) fn parse_head(bytes: &[u8]) -> Result<Option<(usize, Head)>, ()> {
     let mut headers = [httparse::EMPTY_HEADER; 64];
     let mut response = httparse::Response::new(&mut headers);
     let end = match response.parse(bytes).map_err(|_| ())? {
