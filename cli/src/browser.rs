@@ -56,6 +56,8 @@ pub struct PageRun<'a> {
     pub modes: &'a [Mode],
     /// Requests in flight per case, each level a case (`-c`).
     pub concurrency: &'a [u32],
+    /// The think time each request asks of the server, in ms (it bounds how long the run may take).
+    pub server_delay_ms: u64,
 }
 
 impl PageRun<'_> {
@@ -86,7 +88,7 @@ impl PageRun<'_> {
     /// count, or the duration with 20 ms per round on top.
     pub fn timeout(&self) -> Duration {
         let cases = (self.clients.len() * self.modes.len() * self.concurrency.len()) as u32;
-        let per_request = Duration::from_millis(20);
+        let per_request = Duration::from_millis(20 + self.server_delay_ms);
         let warmup = per_request * u32::try_from(self.plan.warmup).unwrap_or(u32::MAX);
         let measured = match self.plan.budget {
             Budget::Count(n) => per_request * u32::try_from(n).unwrap_or(u32::MAX),
@@ -231,6 +233,7 @@ mod tests {
             clients: &clients,
             modes: &[Mode::Fresh, Mode::Reuse],
             concurrency: &[1, 8],
+            server_delay_ms: 0,
         };
         let url = run.url();
         let (page, query) = url.split_once('?').unwrap();
@@ -250,6 +253,10 @@ mod tests {
         let q = PageQuery::parse(run.url().split_once('?').unwrap().1);
         assert_eq!((q.count, q.duration.as_deref(), q.mode.as_deref()), (None, Some("2.5"), Some("reuse")));
         assert!(run.timeout() >= Duration::from_secs(120) + Duration::from_millis(2500) * 2);
+        // A slow server's think time counts per request.
+        let counted = Plan { budget: Budget::Count(200), ..plan };
+        let slow = PageRun { server_delay_ms: 1000, plan: &counted, ..run };
+        assert!(slow.timeout() >= Duration::from_secs(200 * 2));
     }
 
     #[test]

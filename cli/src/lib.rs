@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod browser;
+pub mod browser_half;
 pub mod child;
 pub mod clients;
 pub mod compare;
@@ -121,9 +122,9 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
     let server = start_server(options, plan.server_cpu, results.path())?;
-    let h1_target = start_h1_target(options, plan.server_cpu)?;
+    let h1_target = browser_half::start_h1_target(options, plan.server_cpu)?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let browser_placement = place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
+    let browser_placement = browser_half::place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
@@ -146,8 +147,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let browser = match (&options.browser, &server) {
         (Some(b), Some(s)) if !native.stopped => {
             let embedded = options.url.is_none();
-            let targets = BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url, embedded };
-            Some(run_browser(options, b, &targets, browser_placement, &stop))
+            let targets = browser_half::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url, embedded };
+            Some(browser_half::run_browser(options, b, &targets, browser_placement, &stop))
         }
         _ => None,
     };
@@ -213,196 +214,6 @@ fn start_server(
         (Some(_), None) => None,
         _ => Some(ChildServer::start(cpu, &extra)?),
     })
-}
-
-/// For `--browser --tls --http both`: a second embedded server that offers only `http/1.1` by ALPN, the
-/// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
-/// offers h2 too). With one version the first server offers only that one.
-fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
-    let wanted = options.tls && options.http_versions.len() > 1;
-    Ok(match &options.browser {
-        Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), "1.1".into()])?),
-        _ => None,
-    })
-}
-
-/// The servers and URL the browser half requests.
-struct BrowserTargets<'a> {
-    /// The embedded server: it serves the page, saves its results, and is the target (HTTP/2 over TLS).
-    server: &'a ChildServer,
-    /// Over TLS, the server offering only HTTP/1.1.
-    h1: Option<&'a ChildServer>,
-    /// The run's target URL on `server`.
-    url: &'a url::Url,
-    /// Whether the target is the embedded server (no `--url`), which counts each case's connections.
-    embedded: bool,
-}
-
-impl BrowserTargets<'_> {
-    /// The URL the page requests for `http`: over TLS the server that offers that version alone.
-    fn target(&self, http: HttpVersion) -> url::Url {
-        match (http, self.h1) {
-            (HttpVersion::Http11, Some(h1)) => h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone()),
-            _ => self.url.clone(),
-        }
-    }
-
-    /// A probe of the server that served `http`, when it is the target; `None` if it cannot be made.
-    fn probe(&self, http: HttpVersion) -> Option<server::probe::Probe> {
-        let server = match (http, self.h1) {
-            (HttpVersion::Http11, Some(h1)) => h1,
-            _ => self.server,
-        };
-        let ca = match &server.ca {
-            Some(path) => Some(clients::tls::CaFile::read(path).ok()?),
-            None => None,
-        };
-        self.embedded.then(|| server::probe::Probe::new(&server.url, ca.as_ref()).ok()).flatten()
-    }
-
-    /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
-    fn pins(&self) -> Vec<String> {
-        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.pin.clone()).collect()
-    }
-}
-
-/// Where Chromium runs for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
-/// process could use before it pinned itself.
-fn place_browser(
-    options: &RunOptions,
-    allowed: Option<&[usize]>,
-    server_cpus: Option<&[usize]>,
-) -> Result<Option<BrowserPlacement>, Usage> {
-    match &options.browser {
-        Some(b) if cfg!(target_os = "linux") => Ok(Some(BrowserPlacement {
-            pin: b.pin,
-            cpus: placement::browser_cpus(b.pin, allowed.unwrap_or_default(), server_cpus).map_err(|e| Usage(e.0))?,
-            server_cpus: server_cpus.map(<[usize]>::to_vec),
-        })),
-        _ => Ok(None),
-    }
-}
-
-/// Where Chromium is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
-struct BrowserPlacement {
-    pin: httpbench_shared::model::Pin,
-    cpus: Vec<usize>,
-    server_cpus: Option<Vec<usize>>,
-}
-
-/// The browser half of `run --browser`: the page in headless Chromium, on our server, same plan; the browser
-/// report records where Chromium ran.
-///
-/// Over TLS, the page runs once per HTTP version, each against the target that offers that version alone,
-/// and the runs are one report: the browser negotiates by ALPN, so the listener decides the protocol.
-fn run_browser(
-    options: &RunOptions,
-    b: &options::BrowserOptions,
-    targets: &BrowserTargets<'_>,
-    placed: Option<BrowserPlacement>,
-    stop: &AtomicBool,
-) -> anyhow::Result<Report> {
-    if options.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!("httpbench: running the browser cases in headless Chromium ({})", b.chromium.display());
-    }
-    let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
-    let versions = if options.tls { options.http_versions.clone() } else { vec![HttpVersion::Http11] };
-    let mut merged: Option<(Report, Option<Vec<usize>>)> = None;
-    let mut skipped = Vec::new();
-    for (http, modes, concurrency) in page_runs(&versions, &options.modes, &options.load.concurrency, &mut skipped) {
-        let target = targets.target(http);
-        let page = browser::PageRun {
-            server: &targets.server.url,
-            target: &target,
-            plan: &options.plan,
-            clients: &b.clients,
-            modes: &modes,
-            concurrency: &concurrency,
-        };
-        let chromium = browser::Chromium { path: &b.chromium, cpus, spki_pins: &targets.pins() };
-        let run = browser::run(&chromium, &page.url(), targets.server.saved_results(), page.timeout(), stop)?;
-        let mut report = run.report;
-        for case in &mut report.cases {
-            // The page reports the version Resource Timing saw (HTTP/1.1 when it saw no entry): the target
-            // offers only `http`, so another one is a fault, kept in the report.
-            let seen = case.phases_ns.is_some_and(|p| p.samples > 0);
-            if seen && case.http_version != http {
-                let reason = format!("the browser spoke {} to a target that offers only {http}", case.http_version);
-                case.aborted.get_or_insert(reason);
-            }
-            case.http_version = http;
-        }
-        if let Some(probe) = targets.probe(http) {
-            count_connections(&mut report, &probe);
-        }
-        match &mut merged {
-            None => merged = Some((report, run.cpus)),
-            Some((all, _)) => all.cases.extend(report.cases),
-        }
-    }
-    let Some((mut report, run_cpus)) = merged else {
-        match skipped.first() {
-            Some(line) => anyhow::bail!("no browser case can run: {line}; add --mode reuse or a level of 1 to -c"),
-            None => anyhow::bail!("no HTTP version to run the page with"),
-        }
-    };
-    report.settings.http_versions = versions;
-    report.settings.modes = options.modes.clone();
-    report.settings.skipped.extend(b.clients.iter().flat_map(|c| skipped.iter().map(move |s| format!("{c}/{s}"))));
-    if let Some(p) = placed {
-        report.environment.placement = Some(placement::record(p.pin, run_cpus, p.server_cpus));
-    }
-    Ok(report)
-}
-
-/// The page runs of a browser half: one per HTTP version (over TLS each against the target that offers that
-/// version alone), with the modes and levels it can run; fresh mode at levels the browser cannot run it at
-/// (over HTTP/2, more than one request in flight) gets a page run of its own at the levels it can, and a line
-/// in `skipped` (`fresh over HTTP/2 at concurrency 8 (reason)`) for each level left out.
-fn page_runs(
-    versions: &[HttpVersion],
-    modes: &[httpbench_shared::Mode],
-    levels: &[u32],
-    skipped: &mut Vec<String>,
-) -> Vec<(HttpVersion, Vec<httpbench_shared::Mode>, Vec<u32>)> {
-    use httpbench_shared::Mode;
-    let mut runs = Vec::new();
-    for &http in versions {
-        let can = |c: &u32| httpbench_shared::protocol::cannot_run_fresh(EnvironmentKind::Browser, http, *c).is_none();
-        if !modes.contains(&Mode::Fresh) || levels.iter().all(can) {
-            runs.push((http, modes.to_vec(), levels.to_vec()));
-            continue;
-        }
-        for &c in levels.iter().filter(|c| !can(c)) {
-            let reason = httpbench_shared::protocol::cannot_run_fresh(EnvironmentKind::Browser, http, c);
-            skipped.push(format!("fresh over {http} at concurrency {c} ({})", reason.unwrap_or_default()));
-        }
-        let others: Vec<Mode> = modes.iter().copied().filter(|m| *m != Mode::Fresh).collect();
-        if !others.is_empty() {
-            runs.push((http, others, levels.to_vec()));
-        }
-        let fresh_levels: Vec<u32> = levels.iter().copied().filter(can).collect();
-        if !fresh_levels.is_empty() {
-            runs.push((http, vec![Mode::Fresh], fresh_levels));
-        }
-    }
-    runs
-}
-
-/// Each browser case's connections, as the embedded server counted the ones its requests were tagged on (the
-/// page's cases share the browser's pool, so only the server can tell them apart). A case none of whose
-/// requests carried its tag (a page built before tags) keeps none: zero would claim it used no connection.
-fn count_connections(report: &mut Report, probe: &server::probe::Probe) {
-    for case in report.cases.iter_mut().filter(|c| c.connections.is_none()) {
-        let tag = httpbench_shared::protocol::case_tag(
-            &case.client,
-            case.mode,
-            case.in_flight(),
-            case.body_bytes,
-            case.server_delay_ms,
-        );
-        case.connections = probe.tagged_connections(&tag).filter(|n| *n > 0);
-    }
 }
 
 /// Set by the first Ctrl-C (the run stops after the current request and reports what it has); a second

@@ -187,12 +187,6 @@ impl RunOptions {
         let modes = a.mode.modes();
         let http_versions = a.http.versions();
         let load = load(a)?;
-        if a.browser && (a.body_size.is_some() || a.server_delay.is_some()) {
-            return usage(
-                "--browser requests the target as given: --body-size and --server-delay are for the native \
-                 clients only so far (-c works for both); drop --browser or those flags",
-            );
-        }
         let plan = plan(a, clients.len() * modes.len() * http_versions.len() * load.combinations())?;
         let exports =
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]

@@ -453,3 +453,53 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
     assert_ne!(code, 0);
     assert!(err.contains("no browser case can run") && err.contains("--mode reuse"), "{err}");
 }
+
+/// `run --browser --body-size 0,64k --server-delay 5ms`: the page runs once per size, each against the
+/// loaded target (`/bytes/N?delay_ms=5`); its cases record what they asked of the server, read every body
+/// whole, wait out the think time, and count their own run's connections.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn run_browser_scans_body_sizes_with_a_server_delay() {
+    let dist = dist();
+    let dir = scratch("run-browser-load");
+    let combined = dir.join("combined.json");
+    let (code, out, err) = run(&[
+        "run",
+        "--browser",
+        "--body-size",
+        "0,64k",
+        "--server-delay",
+        "5ms",
+        "-n",
+        "24",
+        "--warmup",
+        "4",
+        "--rounds",
+        "2",
+        "--mode",
+        "reuse",
+        "--clients",
+        "raw",
+        "--browser-clients",
+        "fetch,js-fetch",
+        "--page-dir",
+        dist.to_str().unwrap(),
+        "--export-json",
+        combined.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("browser/fetch/0: ") && out.contains("browser/js-fetch/64k: "), "{out}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let browser = v[1]["cases"].as_array().unwrap();
+    assert_eq!(browser.len(), 4, "two clients, two sizes: {browser:#?}");
+    assert_eq!(v[1]["target"], v[0]["target"], "the target as the run names it, not as a page run loaded it");
+    for c in browser {
+        let size = c["body_bytes"].as_u64().unwrap_or_else(|| panic!("the size asked for: {c:#}"));
+        assert_eq!(c["server_delay_ms"], 5, "{c:#}");
+        assert_eq!((c["ok"].as_u64(), c["bytes"].as_u64()), (Some(24), Some(24 * size)), "{c:#}");
+        let min = c["latency_ns"]["min"].as_f64().unwrap();
+        assert!(min >= 5e6, "every answer waited 5 ms: {c:#}");
+        let used = c["connections"].as_u64().unwrap_or_else(|| panic!("connections counted: {c:#}"));
+        assert!((1..=6).contains(&used), "one page run's connections, not the runs' before it: {c:#}");
+    }
+}

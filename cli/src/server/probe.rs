@@ -38,6 +38,11 @@ impl Probe {
         Ok(Probe { addr, tls })
     }
 
+    /// The server's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
     /// Whether the server speaks TLS (so it has a handshake tally).
     pub fn is_tls(&self) -> bool {
         self.tls.is_some()
