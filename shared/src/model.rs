@@ -18,6 +18,7 @@ pub const SCHEMA_VERSION: u32 = 3;
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 mod http;
+mod named;
 mod placement;
 pub use http::HttpVersion;
 pub use placement::{Pin, Placement};
@@ -97,7 +98,7 @@ pub struct Environment {
 }
 
 /// The two environments httpbench measures in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum EnvironmentKind {
@@ -110,10 +111,7 @@ pub enum EnvironmentKind {
 impl EnvironmentKind {
     /// The lowercase name used in reports and labels.
     pub fn as_str(self) -> &'static str {
-        match self {
-            EnvironmentKind::Native => "native",
-            EnvironmentKind::Browser => "browser",
-        }
+        <EnvironmentKind as named::Named>::NAMES[self as usize]
     }
 }
 
@@ -174,7 +172,7 @@ fn one() -> u32 {
 }
 
 /// How a client treats connections between requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -187,10 +185,7 @@ pub enum Mode {
 impl Mode {
     /// The lowercase name used on the command line and in reports.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Fresh => "fresh",
-            Mode::Reuse => "reuse",
-        }
+        <Mode as named::Named>::NAMES[self as usize]
     }
 }
 
@@ -201,7 +196,7 @@ impl fmt::Display for Mode {
 }
 
 /// Why a request did not count as ok.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
@@ -249,18 +244,7 @@ impl ErrorKind {
 
     /// The lowercase name used in reports.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Connect => "connect",
-            ErrorKind::Dns => "dns",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::Reset => "reset",
-            ErrorKind::Truncated => "truncated",
-            ErrorKind::Protocol => "protocol",
-            ErrorKind::Status => "status",
-            ErrorKind::Redirect => "redirect",
-            ErrorKind::Tls => "tls",
-            ErrorKind::Other => "other",
-        }
+        <ErrorKind as named::Named>::NAMES[self as usize]
     }
 }
 
@@ -269,6 +253,24 @@ impl fmt::Display for ErrorKind {
         f.write_str(self.as_str())
     }
 }
+
+impl named::Named for EnvironmentKind {
+    const ALL: &'static [Self] = &[EnvironmentKind::Native, EnvironmentKind::Browser];
+    const NAMES: &'static [&'static str] = &["native", "browser"];
+}
+
+impl named::Named for Mode {
+    const ALL: &'static [Self] = &[Mode::Fresh, Mode::Reuse];
+    const NAMES: &'static [&'static str] = &["fresh", "reuse"];
+}
+
+impl named::Named for ErrorKind {
+    const ALL: &'static [Self] = &ErrorKind::ALL;
+    const NAMES: &'static [&'static str] =
+        &["connect", "dns", "timeout", "reset", "truncated", "protocol", "status", "redirect", "tls", "other"];
+}
+
+named::deserialize_by_name!(EnvironmentKind, Mode, ErrorKind);
 
 /// The figures of one (client, mode) case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

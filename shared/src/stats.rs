@@ -118,8 +118,11 @@ pub struct Recorder {
     iterations: u64,
     ok: u64,
     bytes: u64,
-    errors: BTreeMap<ErrorKind, u64>,
-    statuses: BTreeMap<u16, u64>,
+    /// Failures per kind, indexed by the kind (`ErrorKind::ALL` order).
+    errors: [u64; ErrorKind::ALL.len()],
+    /// (status, responses) in order of first sight: a case sees a few statuses, and a map type of its own
+    /// would cost the page a copy of the B-tree code.
+    statuses: Vec<(u16, u64)>,
     rounds: Vec<Round>,
     round_start: (u64, u64),
     /// (samples, connect sum, time-to-first-byte sum) in nanoseconds, from [`Recorder::record_phases`].
@@ -160,8 +163,8 @@ impl Recorder {
             iterations: 0,
             ok: 0,
             bytes: 0,
-            errors: BTreeMap::new(),
-            statuses: BTreeMap::new(),
+            errors: [0; ErrorKind::ALL.len()],
+            statuses: Vec::new(),
             rounds: Vec::new(),
             round_start: (0, 0),
             phases: (0, 0.0, 0.0),
@@ -233,6 +236,13 @@ impl Recorder {
         (mad > 0.0).then_some((median, mad))
     }
 
+    /// The failures of each kind that had any.
+    fn error_counts(&self) -> BTreeMap<ErrorKind, u64> {
+        let mut counts = BTreeMap::new();
+        counts.extend(ErrorKind::ALL.into_iter().zip(self.errors).filter(|(_, n)| *n > 0));
+        counts
+    }
+
     /// The statuses keyed by their decimal text, as the result file has them (`extend`, not `collect`: that
     /// would sort, one more copy of the sort in the page).
     fn status_names(&self) -> BTreeMap<String, u64> {
@@ -256,10 +266,13 @@ impl Recorder {
     pub fn record(&mut self, outcome: &Outcome, latency: Duration) {
         self.iterations += 1;
         if let Some(status) = outcome.status {
-            *self.statuses.entry(status).or_default() += 1;
+            match self.statuses.iter_mut().find(|(s, _)| *s == status) {
+                Some((_, n)) => *n += 1,
+                None => self.statuses.push((status, 1)),
+            }
         }
         if let Some(kind) = outcome.failure() {
-            *self.errors.entry(kind).or_default() += 1;
+            self.errors[kind as usize] += 1;
             return;
         }
         self.ok += 1;
@@ -361,7 +374,7 @@ impl Recorder {
             connections: None,
             iterations: self.iterations,
             ok: self.ok,
-            errors: self.errors.clone(),
+            errors: self.error_counts(),
             error_reasons: Vec::new(),
             statuses: self.status_names(),
             wall_secs,

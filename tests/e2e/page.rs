@@ -277,3 +277,60 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     assert!(combined.contains("native/raw/reuse") && combined.contains("browser/js-fetch/fresh"), "{combined}");
     screenshot(&tab, 1280, &format!("{prefix}page-combined.png"));
 }
+
+/// The page draws the scan charts the HTML report draws: a CLI scan (`-c 1,4 --body-size 0,4k`) imported by
+/// pasting shows the rate against requests in flight, and the rate and MB/s against body size, and still fits
+/// a phone's width.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn an_imported_scan_draws_its_scan_charts() {
+    let site = Origin::Serve.start(&crate::browser_run::dist());
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(60));
+    open(&tab, &site.page);
+    let (code, json, err) = run(&[
+        "run",
+        "-c",
+        "1,4",
+        "--body-size",
+        "0,4k",
+        "-n",
+        "40",
+        "--rounds",
+        "1",
+        "--warmup",
+        "4",
+        "--clients",
+        "raw,curl",
+        "--mode",
+        "reuse",
+        "--format",
+        "json",
+        "--no-progress",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let set = format!(
+        "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
+         t.dispatchEvent(new Event('input')); document.querySelector(\"[data-testid='import-paste-button']\").click(); ''",
+        serde_json::to_string(&json).unwrap()
+    );
+    eval(&tab, &set);
+    let count = || eval(&tab, "String(document.querySelectorAll(\"[data-testid='scan-chart']\").length)");
+    let start = Instant::now();
+    while count() == "0" {
+        assert!(start.elapsed() < Duration::from_secs(30), "no scan chart; error: {}", testid(&tab, "import-error"));
+        thread::sleep(Duration::from_millis(50));
+    }
+    // Requests in flight (rate), body size (rate and MB/s).
+    assert_eq!(count(), "3");
+    let titles = eval(
+        &tab,
+        "[...document.querySelectorAll(\"[data-testid='scan-chart'] svg\")].map(s => s.textContent).join('|')",
+    );
+    assert!(titles.contains("by requests in flight") && titles.contains("Body throughput (MB/s)"), "{titles}");
+    assert!(titles.contains("raw/0") || titles.contains("raw/c1"), "one line per client and other level: {titles}");
+    screenshot(&tab, 1280, "page-scan-charts.png");
+    screenshot(&tab, 375, "page-scan-charts-375px.png");
+    assert_eq!(overflows(&tab), "false", "readable at 375 px without scrolling sideways");
+}

@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// An HTTP version a case asks for and its responses are checked to come over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum HttpVersion {
     /// HTTP/1.1.
@@ -18,13 +18,17 @@ pub enum HttpVersion {
     Http2,
 }
 
+impl super::named::Named for HttpVersion {
+    const ALL: &'static [Self] = &[HttpVersion::Http11, HttpVersion::Http2];
+    const NAMES: &'static [&'static str] = &["1.1", "2"];
+}
+
+super::named::deserialize_by_name!(HttpVersion);
+
 impl HttpVersion {
     /// `1.1` or `2`, as reports write it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HttpVersion::Http11 => "1.1",
-            HttpVersion::Http2 => "2",
-        }
+        <HttpVersion as super::named::Named>::NAMES[self as usize]
     }
 
     /// `h1` or `h2`, the suffix of a case name when more than one version runs.

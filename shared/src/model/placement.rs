@@ -24,7 +24,7 @@ pub struct Placement {
 }
 
 /// CPU placement policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
@@ -37,14 +37,17 @@ pub enum Pin {
     None,
 }
 
+impl super::named::Named for Pin {
+    const ALL: &'static [Self] = &[Pin::Same, Pin::Split, Pin::None];
+    const NAMES: &'static [&'static str] = &["same", "split", "none"];
+}
+
+super::named::deserialize_by_name!(Pin);
+
 impl Pin {
     /// The lowercase name used on the command line and in reports.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Pin::Same => "same",
-            Pin::Split => "split",
-            Pin::None => "none",
-        }
+        <Pin as super::named::Named>::NAMES[self as usize]
     }
 }
 

@@ -5,13 +5,12 @@
 //! report (in a box that scrolls sideways rather than cutting its lines), the notes and the environment.
 //! Every section reuses the text renderer's parts, so the two never disagree.
 
-use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart, scan_chart, scan_chart_labelled};
+use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
 use super::notes::{notes, placement};
-use super::scans::scan_charts;
+use super::scans::scan_figures;
 use super::table::stats_tables;
 use super::text::{change_lines, header, summary};
 use super::RenderOptions;
-use crate::protocol::size_label;
 use crate::stats::Bin;
 use crate::units::{duration_ns, rate};
 use crate::view::{rows, Row, Source};
@@ -156,18 +155,9 @@ pub fn tables(rows: &[Row<'_>]) -> String {
     out
 }
 
-/// The scan charts, when a scan ran: the wall rate (and for body sizes the throughput) against each
-/// dimension that varied, one line per client.
+/// The scan charts, when a scan ran, in a grid under their heading.
 fn scans(rows: &[Row<'_>]) -> String {
-    let mut body = String::new();
-    for c in scan_charts(rows) {
-        let svg = if c.x_is_size {
-            scan_chart_labelled(&c.title, c.x_name, &c.series, &|x| size_label(x as u64))
-        } else {
-            scan_chart(&c.title, c.x_name, &c.series)
-        };
-        body.push_str(&format!("<figure class=\"scan\" data-testid=\"scan-chart\">{svg}</figure>\n"));
-    }
+    let body = scan_figures(rows);
     if body.is_empty() {
         return body;
     }

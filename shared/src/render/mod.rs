@@ -19,6 +19,7 @@ use crate::perl::RateBasis;
 use crate::view::Source;
 
 pub use notes::notes;
+pub use scans::scan_figures;
 pub use table::{stats_header, stats_row};
 pub use text::summary;
 

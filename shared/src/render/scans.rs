@@ -3,8 +3,9 @@
 //! and the other dimensions' levels: everything in a case's label but the scanned dimension); for body
 //! sizes also the body throughput (MB/s), where larger bodies trade requests for bytes.
 
-use super::charts::Series;
+use super::charts::{scan_chart, scan_chart_labelled, Series};
 use crate::model::Case;
+use crate::protocol::size_label;
 use crate::view::{LoadParts, Row};
 
 /// One scan chart's figures, for [`super::charts::scan_chart_labelled`].
@@ -87,6 +88,22 @@ pub fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
     out
 }
 
+/// The scan charts of `rows` as markup, one `<figure>` each (empty when no scan ran): what the HTML report
+/// and the page both draw.
+pub fn scan_figures(rows: &[Row<'_>]) -> String {
+    let mut body = String::new();
+    for c in scan_charts(rows) {
+        let svg = match c.x_is_size {
+            true => scan_chart_labelled(&c.title, c.x_name, &c.series, &|x| size_label(x as u64)),
+            false => scan_chart(&c.title, c.x_name, &c.series),
+        };
+        body.push_str("<figure class=\"scan\" data-testid=\"scan-chart\">");
+        body.push_str(&svg);
+        body.push_str("</figure>\n");
+    }
+    body
+}
+
 /// The rows as series along dimension `d`: grouped by their label without `d`'s part, in order of first
 /// appearance, each point (`d`'s value, `y` of the case).
 fn series(rows: &[Row<'_>], d: &Dimension, y: &dyn Fn(&Case) -> Option<f64>) -> Vec<Series> {
@@ -107,8 +124,10 @@ fn series(rows: &[Row<'_>], d: &Dimension, y: &dyn Fn(&Case) -> Option<f64>) -> 
 fn without_part(label: &str, part: LoadParts) -> String {
     let mut spelled = String::new();
     part.push_to(&mut spelled);
-    match label.rfind(&spelled) {
-        Some(i) => format!("{}{}", &label[..i], &label[i + spelled.len()..]),
+    // A byte window search, not `rfind`: str's two-way searcher costs the page 1 KB.
+    let n = spelled.len();
+    match (n > 0).then(|| label.as_bytes().windows(n).rposition(|w| w == spelled.as_bytes())).flatten() {
+        Some(i) => format!("{}{}", &label[..i], &label[i + n..]),
         None => label.to_string(),
     }
 }

@@ -1,12 +1,13 @@
 //! The results, in the order people look (as the HTML report has them): the summary (the fastest case and how
-//! many times faster it ran), the rate chart with 95% confidence intervals, the statistics table, a latency
-//! histogram per case of this page's run as small multiples in a grid, and last the CLI's text report in a
-//! copyable `<pre>` that scrolls sideways. Every figure and every label comes from `httpbench_shared`
-//! (renderers, charts, the tables' markup, view labels); this module only lays them out.
+//! many times faster it ran), the rate chart with 95% confidence intervals, the statistics table, the scan
+//! charts when levels were scanned, a latency histogram per case of this page's run as small multiples in a
+//! grid, and last the CLI's text report in a copyable `<pre>` that scrolls sideways. Every figure and every
+//! label comes from `httpbench_shared` (renderers, charts, the tables' markup, view labels); this module only
+//! lays them out.
 
 use httpbench_shared::model::Report;
 use httpbench_shared::render::charts::{histogram, rate_bars, rate_chart};
-use httpbench_shared::render::{html_tables, summary};
+use httpbench_shared::render::{html_tables, scan_figures, summary};
 use httpbench_shared::view::rows;
 use httpbench_shared::{RenderOptions, Source};
 use leptos::prelude::*;
@@ -44,12 +45,23 @@ pub fn Results() -> impl IntoView {
                 ></div>
                 <h2>"Statistics"</h2>
                 <div inner_html=move || reports.with(|r| html_tables(&rows(&sources(r))))></div>
+                <div inner_html=move || reports.with(|r| scans(r))></div>
                 <div data-testid="histograms" inner_html=move || reports.with(|r| histograms(state, r))></div>
                 <h2>"Report"</h2>
                 <pre class="report" data-testid="report" tabindex="0">{report_text}</pre>
             </section>
         </Show>
         <pre hidden data-testid="result-json">{own_json}</pre>
+    }
+}
+
+/// The scan charts (rate, and for body sizes MB/s, against each load dimension that varied) in a grid
+/// under their heading, as the HTML report draws them; nothing when no scan is shown.
+fn scans(reports: &[(Option<String>, Report)]) -> String {
+    let figures = scan_figures(&rows(&sources(reports)));
+    match figures.is_empty() {
+        true => figures,
+        false => format!("<h2>Scans</h2><div class=\"chart hists\">{figures}</div>"),
     }
 }
 
