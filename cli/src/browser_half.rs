@@ -1,19 +1,18 @@
 //! The browser half of `httpbench run --browser`: which page runs it takes (one per HTTP version and load
-//! combination, with the modes and levels the browser can run together), the servers they request, and what
-//! is read from the embedded server after each (the connections per case tag). Each run is the page in
-//! headless Chromium ([`crate::browser`]); their reports are one.
+//! combination, with the modes and levels the browser can run together) and the servers they request. Each
+//! run is the page in headless Chromium ([`crate::browser`]); their reports are one. The page counts each
+//! case's connections itself, from the embedded server's per-tag count.
 
-use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::protocol::{cannot_run_fresh, case_tag, load_url};
+use httpbench_shared::protocol::{cannot_run_fresh, load_url};
 use httpbench_shared::{EnvironmentKind, Mode, Report};
 
 use crate::options::{self, Load, RunOptions};
 use crate::server::child::ChildServer;
 use crate::usage::Usage;
-use crate::{browser, clients, placement, server};
+use crate::{browser, placement};
 
 /// For `--browser --tls --http both`: a second embedded server that offers only `http/1.1` by ALPN, the
 /// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
@@ -34,7 +33,7 @@ pub struct BrowserTargets<'a> {
     pub h1: Option<&'a ChildServer>,
     /// The run's target URL on `server`.
     pub url: &'a url::Url,
-    /// Whether the target is the embedded server (no `--url`), which counts each case's connections.
+    /// Whether the target is the embedded server (no `--url`).
     pub embedded: bool,
 }
 
@@ -45,19 +44,6 @@ impl BrowserTargets<'_> {
             (HttpVersion::Http11, Some(h1)) => h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone()),
             _ => self.url.clone(),
         }
-    }
-
-    /// A probe of the server that served `http`, when it is the target; `None` if it cannot be made.
-    fn probe(&self, http: HttpVersion) -> Option<server::probe::Probe> {
-        let server = match (http, self.h1) {
-            (HttpVersion::Http11, Some(h1)) => h1,
-            _ => self.server,
-        };
-        let ca = match &server.ca {
-            Some(path) => Some(clients::tls::CaFile::read(path).ok()?),
-            None => None,
-        };
-        self.embedded.then(|| server::probe::Probe::new(&server.url, ca.as_ref()).ok()).flatten()
     }
 
     /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
@@ -110,9 +96,6 @@ pub fn run_browser(
     let versions = if options.tls { options.http_versions.clone() } else { vec![HttpVersion::Http11] };
     let mut merged: Option<(Report, Option<Vec<usize>>)> = None;
     let mut skipped = Vec::new();
-    // Connections per (server, tag) read so far: page runs of one server tag their cases alike, and each run's
-    // Chromium opens connections of its own, so a run's count is the tally's growth over it.
-    let mut counted = HashMap::new();
     for spec in page_runs(&versions, &options.modes, &options.load, &mut skipped) {
         let http = spec.http;
         let base = targets.target(http);
@@ -140,9 +123,6 @@ pub fn run_browser(
                 case.aborted.get_or_insert(reason);
             }
             case.http_version = http;
-        }
-        if let Some(probe) = targets.probe(http) {
-            count_connections(&mut report, &probe, &mut counted);
         }
         // The page requested the loaded target as given; the case records what it asked of the server.
         for case in &mut report.cases {
@@ -217,18 +197,4 @@ fn page_runs(versions: &[HttpVersion], modes: &[Mode], load: &Load, skipped: &mu
         }
     }
     runs
-}
-
-/// Each browser case's connections, as the embedded server counted the ones its requests were tagged on (the
-/// page's cases share the browser's pool, so only the server can tell them apart): the growth of the
-/// server's count since `counted` last saw it. A case none of whose requests carried its tag (a page built
-/// before tags) keeps none: zero would claim it used no connection.
-fn count_connections(report: &mut Report, probe: &server::probe::Probe, counted: &mut HashMap<String, u64>) {
-    for case in report.cases.iter_mut().filter(|c| c.connections.is_none()) {
-        // The page tags with what it knows of its case: it requests a loaded target as given.
-        let tag = case_tag(&case.client, case.mode, case.in_flight(), None, None);
-        let Some(now) = probe.tagged_connections(&tag) else { continue };
-        let before = counted.insert(format!("{} {tag}", probe.addr()), now).unwrap_or(0);
-        case.connections = Some(now.saturating_sub(before)).filter(|n| *n > 0);
-    }
 }

@@ -248,6 +248,15 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let result = parse_reports(&json).expect("the exported result file is valid");
     assert!(result[0].cases.iter().all(|c| c.phases_ns.is_some()), "Resource Timing phases for every case");
     assert!(result[0].cases.iter().all(|c| c.ok == 200 && c.bytes == 200 * 612), "{report}");
+    // The target is `httpbench serve`: the page read each case's connections from its per-tag count (fresh:
+    // one per request, warm-up included; reuse: at least one).
+    for c in &result[0].cases {
+        let used = c.connections.unwrap_or_else(|| panic!("{}/{}: no connections counted", c.client, c.mode));
+        match c.mode {
+            httpbench_shared::Mode::Fresh => assert_eq!(used, 220, "{}: {report}", c.client),
+            httpbench_shared::Mode::Reuse => assert!((1..=6).contains(&used), "{}: {used}", c.client),
+        }
+    }
     let shot = screenshot(&tab, 1280, &format!("{prefix}page-after-run.png"));
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
     screenshot(&tab, 375, &format!("{prefix}page-after-run-375px.png"));

@@ -33,7 +33,7 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 /// Where a run is, for the status line and the progress bar.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Progress {
-    /// What runs now, e.g. `round 2/5 fetch/reuse`.
+    /// What runs now, e.g. `round 2/5 fetch/reuse/c8 · 11 rounds left`.
     pub stage: String,
     /// Requests made so far, warm-up included.
     pub requests: u64,
@@ -84,7 +84,7 @@ impl Cancel {
 
 /// One case of the session, ready to request.
 struct CaseRun {
-    /// `client/mode`, for progress.
+    /// The session's name of the case (`fetch/reuse/c8`), for progress.
     label: String,
     /// `None` only for a name this build cannot run, which the settings' check already refuses: such a case
     /// would measure nothing, and the session leaves cases without requests out of the report.
@@ -93,13 +93,15 @@ struct CaseRun {
     entry_name: String,
     /// Requests in flight (1: sequential): a promise pool of that many request chains.
     in_flight: u32,
+    /// The tag its requests carry (`conns=TAG`), under which the embedded server counts its connections.
+    tag: String,
 }
 
 impl CaseRun {
-    fn new(key: &CaseKey, target: &str) -> Self {
-        // Tagged with its case, so the embedded server can count the connections that served it: the cases
-        // share the browser's pool, and only the server tells them apart (`run --browser` reads the counts).
-        let tag = protocol::case_tag(&key.client, key.mode, key.concurrency.into(), None, None);
+    fn new(key: &CaseKey, label: String, target: &str, run: u64) -> Self {
+        // Tagged with its case and run, so the embedded server can count the connections that served it: the
+        // cases share the browser's pool, and only the server tells them apart.
+        let tag = protocol::case_tag(&key.client, key.mode, key.concurrency, run);
         let url = protocol::tagged_url(&protocol::url_for_mode(target, key.mode), &tag);
         let client = Client::from_name(&key.client);
         let mut entry_name = crate::timing::entry_name(&url);
@@ -108,13 +110,8 @@ impl CaseRun {
             // the same, and Resource Timing names the entry so.
             entry_name.push('&');
         }
-        // `client/mode` only: the session's labels (with `/c8`) would cost the page bytes it has not got.
-        CaseRun {
-            label: key.label(),
-            driver: client.map(|c| Driver::new(c, url, key.mode)),
-            entry_name,
-            in_flight: key.concurrency,
-        }
+        let driver = client.map(|c| Driver::new(c, url, key.mode));
+        CaseRun { label, driver, entry_name, in_flight: key.concurrency, tag }
     }
 }
 
@@ -129,7 +126,10 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
         ..Matrix::new(EnvironmentKind::Browser, settings.clients.clone(), settings.modes.clone())
     };
     let session = Session::new(settings.plan, matrix, Some(timeout));
-    let cases: Vec<CaseRun> = session.cases().into_iter().map(|key| CaseRun::new(key, &settings.target)).collect();
+    // The run's start in ms: the server counts per tag for its whole life, so each run tags its cases anew.
+    let run = js_sys::Date::now() as u64;
+    let keys = session.cases().into_iter().enumerate();
+    let cases: Vec<CaseRun> = keys.map(|(i, key)| CaseRun::new(key, session.label(i), &settings.target, run)).collect();
     let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
     loop {
         if cancel.is_cancelled() {
@@ -142,7 +142,9 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
             }
             Step::Round { case, round, budget } => {
                 let rounds = runner.session.plan().rounds;
-                runner.meter.stage(format!("round {}/{rounds} {}", round + 1, cases[case].label));
+                // The case and its level, and how many rounds of the whole run are left, as the CLI says.
+                let left = runner.session.rounds_left();
+                runner.meter.stage(format!("round {}/{rounds} {} · {left} rounds left", round + 1, cases[case].label));
                 browser::yield_now().await;
                 runner.round(&cases[case], case, budget, true).await;
                 runner.meter.round_done();
@@ -150,7 +152,24 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
             Step::Done => break,
         }
     }
+    count_connections(&mut runner.session, &cases, &settings.target).await;
     runner.session.finish(header(settings, environment))
+}
+
+/// Each case's connections, as the target counted the ones its requests were tagged on, where it counts them
+/// (the embedded server; any other target answers no count, and the cases record none). Read after the run,
+/// outside any timing; a case none of whose requests reached the server keeps none.
+async fn count_connections(session: &mut Session, cases: &[CaseRun], target: &str) {
+    let Ok(origin) = web_sys::Url::new(target).map(|u| u.origin()) else { return };
+    for (i, case) in cases.iter().enumerate() {
+        let url = origin.clone() + &protocol::connections_query(protocol::CONNECTIONS_PATH, &case.tag);
+        match protocol::read_connections(&js_fetch::text(&url).await) {
+            Some(n) if n > 0 => session.record_connections(i, n),
+            Some(_) => {}
+            // Not the embedded server: the first answer says so for every case.
+            None => return,
+        }
+    }
 }
 
 /// What a pool hands back for each request that ended: its outcome, when it began and when it ended.
@@ -261,7 +280,7 @@ impl Runner<'_> {
         }
         // No count of connections here: Resource Timing shows a connection being opened, but every case
         // shares the browser's pool, so a case reuses what the one before it left. The server counts them by
-        // the case's tag.
+        // the case's tag, read after the run (`count_connections`).
         let (phases, seen) = crate::timing::collect(&case.entry_name);
         for p in phases.iter().filter(|_| measured) {
             self.session.record_phases(index, p);

@@ -93,9 +93,9 @@ pub struct State {
 /// the server completed ([`handshakes`]).
 pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
 
-/// The path that answers `connections N`: the connections the server accepted so far, the asking one included;
-/// with `?tag=TAG`, the connections that carried requests tagged `TAG` ([`tags`]).
-pub const CONNECTIONS_PATH: &str = "/stats/connections";
+/// The path that answers `connections N` (per case tag with `?tag=TAG`, [`tags`]): shared's, since the page
+/// reads it too.
+pub use httpbench_shared::protocol::CONNECTIONS_PATH;
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
 /// reads that line to learn the port).

@@ -1,8 +1,7 @@
 //! Reads the embedded server's own counters, outside any timing: the TLS handshake tally
 //! (`GET /tls/handshakes`, [`super::handshakes`]) and the connections it accepted (`GET /stats/connections`).
 //! The runner reads them before and after each step of a case, so the case's report says what was negotiated
-//! and how many connections its client opened; after a browser run, the connections per case tag. Every read
-//! is bounded ([`PROBE_LIMIT`]).
+//! and how many connections its client opened. Every read is bounded ([`PROBE_LIMIT`]).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -38,11 +37,6 @@ impl Probe {
         Ok(Probe { addr, tls })
     }
 
-    /// The server's address.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// Whether the server speaks TLS (so it has a handshake tally).
     pub fn is_tls(&self) -> bool {
         self.tls.is_some()
@@ -55,14 +49,7 @@ impl Probe {
 
     /// Connections the server accepted so far, this probe's own included; `None` if it did not answer.
     pub fn connections(&self) -> Option<u64> {
-        self.get(super::CONNECTIONS_PATH)?.trim().strip_prefix("connections ")?.parse().ok()
-    }
-
-    /// The distinct connections that carried requests tagged `tag` (a case's, [`super::tags`]); `None` if the
-    /// server did not answer.
-    pub fn tagged_connections(&self, tag: &str) -> Option<u64> {
-        let path = httpbench_shared::protocol::connections_query(super::CONNECTIONS_PATH, tag);
-        self.get(&path)?.trim().strip_prefix("connections ")?.parse().ok()
+        httpbench_shared::protocol::read_connections(&self.get(super::CONNECTIONS_PATH)?)
     }
 
     /// The body of `GET path` on a connection of its own.

@@ -17,7 +17,7 @@ pub use clients::{
     parse_client_list, ClientInfo, ClientListError, CLIENTS,
 };
 pub use close::{asks_to_close, url_for_mode};
-pub use conns::{asked_tag, case_tag, connections_query, conns_tag, tagged_url};
+pub use conns::{asked_tag, case_tag, connections_query, conns_tag, read_connections, tagged_url, CONNECTIONS_PATH};
 pub use duration::{parse_duration, DurationError, MAX_DURATION};
 pub use http::HttpChoice;
 pub use load::{

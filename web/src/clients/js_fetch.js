@@ -53,3 +53,14 @@ function grown(array, cap) {
   bigger.set(array);
   return bigger;
 }
+
+// The body of a GET of url as text, or "" for anything else (no answer within timeoutMs, a status other than
+// 2xx): the page reads the embedded server's per-case connection counts with it, outside any timing.
+export async function textOf(url, timeoutMs) {
+  try {
+    const response = await fetch(url, { cache: "no-store", signal: AbortSignal.timeout(timeoutMs) });
+    return response.ok ? await response.text() : "";
+  } catch (e) {
+    return "";
+  }
+}

@@ -23,6 +23,9 @@ extern "C" {
         max_ms: f64,
         in_flight: u32,
     ) -> js_sys::Promise;
+
+    #[wasm_bindgen(js_name = textOf)]
+    fn text_of(url: &str, timeout_ms: u32) -> js_sys::Promise;
 }
 
 /// A control object whose `stop` property the JavaScript loop checks between requests.
@@ -64,6 +67,11 @@ pub async fn round(
 /// One request through the JavaScript loop (used for nothing timed: the runner measures js-fetch by rounds).
 pub async fn single(url: &str) -> Outcome {
     round(url, 1, &control(), None, 1).await.first().map_or(Outcome::failed(ErrorKind::Other, None), |(o, _)| *o)
+}
+
+/// The body of a GET of `url` as text; empty when there was no 2xx answer within the request timeout.
+pub async fn text(url: &str) -> String {
+    JsFuture::from(text_of(url, TIMEOUT_MS)).await.ok().and_then(|v| v.as_string()).unwrap_or_default()
 }
 
 fn outcome(status: i32, bytes: u64) -> Outcome {

@@ -125,3 +125,30 @@ async fn progress_inside_a_round_is_reported_once_per_interval_for_every_client(
         assert_eq!(seen.last().unwrap().1, measured + 2, "{client}: the last report counts every request (+2 warm-up)");
     }
 }
+
+/// The progress line names each case as the report does, level included, and says how many rounds of the
+/// whole run are left, as the CLI's does: a scan of many levels shows where it is.
+#[wasm_bindgen_test]
+async fn progress_names_the_case_and_its_level_and_the_rounds_left() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use httpbench_web::bench::Progress;
+
+    let mut raw = common::small(&common::target(), "fetch", "reuse", 4);
+    raw.concurrency = "1,2".into();
+    let stages: Rc<RefCell<Vec<String>>> = Rc::default();
+    let log = stages.clone();
+    let progress = move |p: Progress| {
+        if log.borrow().last() != Some(&p.stage) {
+            log.borrow_mut().push(p.stage);
+        }
+    };
+    measure_with(&raw, &Cancel::default(), &progress).await;
+    let stages = stages.borrow();
+    let rounds: Vec<&String> = stages.iter().filter(|s| s.starts_with("round")).collect();
+    // Two levels, two rounds each: four rounds, the last with none left.
+    assert_eq!(rounds.len(), 4, "{stages:?}");
+    assert!(rounds.iter().any(|s| s.contains("fetch/reuse/c2 · ")), "{stages:?}");
+    assert!(rounds[0].ends_with("· 3 rounds left") && rounds[3].ends_with("· 0 rounds left"), "{stages:?}");
+}
