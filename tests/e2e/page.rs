@@ -189,6 +189,16 @@ pub(crate) fn screenshot(tab: &Tab, width: u32, name: &str) -> PathBuf {
 
 /// Whether anything on the page is wider than the window (a phone would have to scroll sideways). Wide
 /// blocks that scroll inside themselves (the report, the table) are fine.
+/// Paste `json` into the import box and press its button, as a user would.
+fn paste_import(tab: &Tab, json: &str) {
+    let set = format!(
+        "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
+         t.dispatchEvent(new Event('input')); document.querySelector(\"[data-testid='import-paste-button']\").click(); ''",
+        serde_json::to_string(json).unwrap()
+    );
+    eval(tab, &set);
+}
+
 fn overflows(tab: &Tab) -> String {
     eval(tab, "String(document.documentElement.scrollWidth > window.innerWidth)")
 }
@@ -266,12 +276,7 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let (code, cli_json, err) =
         run(&["run", &site.target, "-n", "300", "--clients", "curl,raw", "--mode", "reuse", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
-    let set = format!(
-        "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
-         t.dispatchEvent(new Event('input')); document.querySelector(\"[data-testid='import-paste-button']\").click(); ''",
-        serde_json::to_string(&cli_json).unwrap()
-    );
-    eval(&tab, &set);
+    paste_import(&tab, &cli_json);
     let start = Instant::now();
     while !row_labels(&tab).iter().any(|l| l.starts_with("native/")) {
         assert!(start.elapsed() < Duration::from_secs(30), "no import; error: {}", testid(&tab, "import-error"));
@@ -319,12 +324,7 @@ fn an_imported_scan_draws_its_scan_charts() {
         "--no-progress",
     ]);
     assert_eq!(code, 0, "{err}");
-    let set = format!(
-        "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
-         t.dispatchEvent(new Event('input')); document.querySelector(\"[data-testid='import-paste-button']\").click(); ''",
-        serde_json::to_string(&json).unwrap()
-    );
-    eval(&tab, &set);
+    paste_import(&tab, &json);
     let count = || eval(&tab, "String(document.querySelectorAll(\"[data-testid='scan-chart']\").length)");
     let start = Instant::now();
     while count() == "0" {
