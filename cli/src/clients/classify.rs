@@ -75,7 +75,9 @@ pub fn message_kind(msg: &str) -> Option<ErrorKind> {
         Some(ErrorKind::Reset)
     } else if has(&["end of file before message length reached", "incomplete", "unexpected eof"]) {
         Some(ErrorKind::Truncated)
-    } else if has(&["invalid http", "invalid status", "parse", "header", "too large"]) {
+    } else if has(&["invalid http", "invalid status", "parse", "header", "too large", "unexpected message"]) {
+        // "received unexpected message from connection": hyper's words for bytes that came before it sent the
+        // request (an SSH banner), seen under load when the banner beats the request.
         Some(ErrorKind::Protocol)
     } else if has(&["certificate", "tls", "handshake", "fatal alert"]) {
         Some(ErrorKind::Tls)
@@ -98,6 +100,7 @@ mod tests {
         assert_eq!(chain_kind(&wrapped), Some(ErrorKind::Dns));
         // hyper's words for a head over its limit.
         assert_eq!(message_kind("message head is too large"), Some(ErrorKind::Protocol));
+        assert_eq!(message_kind("received unexpected message from connection"), Some(ErrorKind::Protocol));
         let outer = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, "invalid peer certificate"));
         assert_eq!(describe(&outer), "invalid peer certificate");
         // reqwest's shape for a TLS handshake that failed: Other around InvalidData around rustls's error.
