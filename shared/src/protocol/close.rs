@@ -8,9 +8,15 @@ use crate::model::Mode;
 pub fn url_for_mode(target: &str, mode: Mode) -> String {
     match mode {
         Mode::Reuse => target.to_string(),
-        Mode::Fresh if target.contains('?') => format!("{target}&close=1"),
-        Mode::Fresh => format!("{target}?close=1"),
+        Mode::Fresh => with_param(target, "close=1"),
     }
+}
+
+/// `url` with `param` (`name=value`) added to its query: after `?`, or after `&` when it has one. The one way
+/// the protocol's parameters (`close`, `delay_ms`, `conns`) are added to a target.
+pub fn with_param(url: &str, param: &str) -> String {
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}{param}")
 }
 
 /// Whether a request's query asks the server to close the connection after answering: `close=1` or

@@ -24,8 +24,7 @@ pub fn case_tag(client: &str, mode: Mode, concurrency: u32, run: u64) -> String 
 
 /// `url` with `conns=TAG` added to its query.
 pub fn tagged_url(url: &str, tag: &str) -> String {
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}{PARAM}{tag}")
+    super::with_param(url, &format!("{PARAM}{tag}"))
 }
 
 /// The tag a request's query carries (`conns=TAG`), if any. On the server's hot path: a plain scan.

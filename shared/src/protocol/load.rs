@@ -103,15 +103,14 @@ pub fn size_label(bytes: u64) -> String {
 /// The target `base` (the embedded server's URL, ending in `/`) asking for `body_bytes` of body and a think
 /// time of `delay_ms`: `/bytes/N` for a size (else `base`'s own path), `delay_ms=N` in the query for a delay.
 pub fn load_url(base: &str, body_bytes: Option<u64>, delay_ms: Option<u64>) -> String {
-    let mut url = match body_bytes {
+    let url = match body_bytes {
         Some(n) => format!("{}/bytes/{n}", base.trim_end_matches('/')),
         None => base.to_string(),
     };
-    if let Some(ms) = delay_ms.filter(|ms| *ms > 0) {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&format!("delay_ms={ms}"));
+    match delay_ms.filter(|ms| *ms > 0) {
+        Some(ms) => super::with_param(&url, &format!("delay_ms={ms}")),
+        None => url,
     }
-    url
 }
 
 /// The think time a request's query asks the embedded server for: `delay_ms=N`, at most [`MAX_DELAY_MS`]
