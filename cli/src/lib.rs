@@ -7,8 +7,6 @@
 
 pub mod args;
 pub mod browser;
-pub mod browser_half;
-pub mod child;
 pub mod clients;
 pub mod compare;
 pub mod cpu;
@@ -17,6 +15,7 @@ pub mod link;
 pub mod options;
 pub mod output;
 pub mod placement;
+pub mod process;
 pub mod progress;
 pub mod runner;
 pub mod server;
@@ -36,7 +35,7 @@ use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, T
 
 use crate::args::{Cli, Command};
 use crate::options::{CompareOptions, RunOptions};
-use crate::server::child::ChildServer;
+use crate::server::spawned::ChildServer;
 use crate::usage::Usage;
 
 /// Run the program with the process's arguments.
@@ -122,9 +121,9 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
     let server = start_server(options, plan.server_cpu, results.path())?;
-    let h1_target = browser_half::start_h1_target(options, plan.server_cpu)?;
+    let h1_target = browser::start_h1_target(options, plan.server_cpu)?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let browser_placement = browser_half::place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
+    let browser_placement = browser::place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
@@ -146,9 +145,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let native = measure(options, &url, &stop, header, ca, probe.as_ref());
     let browser = match (&options.browser, &server) {
         (Some(b), Some(s)) if !native.stopped => {
-            let embedded = options.url.is_none();
-            let targets = browser_half::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url, embedded };
-            Some(browser_half::run_browser(options, b, &targets, browser_placement, &stop))
+            let targets = browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
+            Some(browser::run(options, b, &targets, browser_placement, &stop))
         }
         _ => None,
     };
@@ -161,22 +159,22 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     // One histogram per native case, in case order, as the session hands them over; browser cases have none.
     let histograms: Vec<Option<Vec<Bin>>> = native.histograms.into_iter().map(|h| Some(h.bins)).collect();
     let mut reports = vec![native.report];
-    let mut browser_failed = false;
+    // The native cases are reported whatever became of the browser half; a plan the page refused is a usage
+    // error (exit 2), any other failure of the browser half exit 1.
+    let mut browser_failed = None;
     match browser {
         Some(Ok(b)) => reports.push(b),
         Some(Err(e)) => {
             eprintln!("httpbench: error: the browser cases failed: {e:#}");
-            browser_failed = true;
+            browser_failed = Some(if e.downcast_ref::<Usage>().is_some() { 2 } else { 1 });
         }
         None => {}
     }
     let code = emit(&reports, &histograms, options)?;
-    Ok(if interrupted {
-        ExitCode::from(130)
-    } else if browser_failed {
-        ExitCode::from(1)
-    } else {
-        code
+    Ok(match (interrupted, browser_failed) {
+        (true, _) => ExitCode::from(130),
+        (false, Some(code)) => ExitCode::from(code),
+        (false, None) => code,
     })
 }
 
@@ -247,17 +245,19 @@ fn measure(
         body_sizes: options.load.body_sizes.clone(),
         server_delays_ms: options.load.server_delays_ms.clone(),
         concurrency: options.load.concurrency.clone(),
+        negotiated: false,
     };
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
+    let targets = httpbench_shared::session::Targets::one(url.as_str());
     for key in session.cases() {
         // Every case's client is one of the options' clients: the matrix was made from their names.
         let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
             drivers.push(Box::new(clients::Broken));
             continue;
         };
-        let target = httpbench_shared::protocol::load_url(url.as_str(), key.body_bytes, key.server_delay_ms);
+        let target = targets.of_case(key);
         let config = clients::DriverConfig {
             // The embedded server's own URL with a path and a query added: it parses.
             url: url::Url::parse(&target).unwrap_or_else(|_| url.clone()),

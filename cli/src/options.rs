@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use httpbench_shared::model::Pin;
 use httpbench_shared::protocol::{browser_clients, parse_client_list};
-use httpbench_shared::session::{Budget, Plan};
+use httpbench_shared::session::{Budget, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
@@ -135,34 +135,23 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
     Ok(Some(BrowserOptions { chromium, clients, page_dir, pin: a.browser_pin }))
 }
 
-/// Largest `-n`: a billion requests is days of benchmarking, larger is a typo.
-const MAX_COUNT: u64 = 1_000_000_000;
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
 pub const DEFAULT_COUNT: u64 = 2000;
-/// Largest `--rounds`.
-const MAX_ROUNDS: u32 = 10_000;
 
-/// The plan of `-n`/`--duration`, `--rounds`, `--warmup` and `--no-interleave` for `cases` cases.
+/// The plan of `-n`/`--duration`, `--rounds`, `--warmup` and `--no-interleave` for `cases` cases, checked by
+/// shared against the native limits and, with `--browser`, the page's too (it runs the same plan).
 fn plan(a: &RunArgs, cases: usize) -> Result<Plan, Usage> {
     let budget = match (a.count, a.duration) {
         (_, Some(d)) => Budget::Duration(d),
-        (Some(n), None) if n == 0 || n > MAX_COUNT => {
-            return usage(format!("-n/--count {n} is out of range: give 1 to {MAX_COUNT} requests per case"));
-        }
         (n, None) => Budget::Count(n.unwrap_or(DEFAULT_COUNT)),
     };
-    if a.rounds == 0 || a.rounds > MAX_ROUNDS {
-        return usage(format!("--rounds {} is out of range: give 1 to {MAX_ROUNDS}", a.rounds));
-    }
-    if let Budget::Count(n) = budget {
-        if n < u64::from(a.rounds) {
-            return usage(format!("-n {n} is fewer than --rounds {}: give at least one request per round", a.rounds));
-        }
-    }
-    if a.warmup > MAX_COUNT {
-        return usage(format!("--warmup {} is out of range: give 0 to {MAX_COUNT}", a.warmup));
-    }
-    Ok(Plan { budget, warmup: a.warmup, rounds: a.rounds, interleave: !a.no_interleave && cases > 1 })
+    let environments: &[EnvironmentKind] = match a.browser {
+        true => &[EnvironmentKind::Native, EnvironmentKind::Browser],
+        false => &[EnvironmentKind::Native],
+    };
+    let interleave = !a.no_interleave && (cases > 1 || a.browser);
+    Plan::check(budget, a.warmup, u64::from(a.rounds), interleave, environments)
+        .map_err(|e| Usage(e.message(Spelling::Cli)))
 }
 
 impl RunOptions {
@@ -195,7 +184,7 @@ impl RunOptions {
                 .map(|(f, p)| check_export(&p, &format!("--export-{f}")).map(|()| (f, p)))
                 .collect::<Result<Vec<_>, _>>()?;
         let export_html = checked_html_export(a.export_html.as_deref())?;
-        Ok(RunOptions {
+        RunOptions {
             url: a.url.clone(),
             plan,
             clients,
@@ -213,9 +202,21 @@ impl RunOptions {
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: a.pin.pin(),
-            browser: browser_options(a)?,
+            browser: None,
             load,
-        })
+        }
+        .with_browser(a)
+    }
+}
+
+impl RunOptions {
+    /// With `--browser`, the browser half's options, its matrix checked to have a case to run.
+    fn with_browser(mut self, a: &RunArgs) -> Result<Self, Usage> {
+        self.browser = browser_options(a)?;
+        if let Some(b) = &self.browser {
+            crate::browser::check(&self, b)?;
+        }
+        Ok(self)
     }
 }
 
@@ -448,7 +449,16 @@ mod tests {
         assert_eq!(o.plan.budget, Budget::Duration(Duration::from_secs(2)));
         assert!(!o.plan.interleave, "one case has nothing to interleave with");
         let e = RunOptions::from_args(&run_args(&["-n", "2", "--rounds", "3"])).unwrap_err();
-        assert!(e.0.contains("-n 2") && e.0.contains("--rounds 3"), "{e}");
+        assert!(e.0.contains("-n/--count 2") && e.0.contains("--rounds 3"), "{e}");
+    }
+
+    #[test]
+    fn a_browser_run_is_refused_up_front_what_the_page_would_refuse() {
+        assert!(RunOptions::from_args(&run_args(&["-n", "2000000"])).is_ok(), "natively a million is fine");
+        let e = RunOptions::from_args(&run_args(&["--browser", "-n", "2000000"])).unwrap_err().0;
+        assert!(e.starts_with("-n/--count 2000000 is out of range: give 1 to 1000000"), "{e}");
+        let e = RunOptions::from_args(&run_args(&["--browser", "--rounds", "200"])).unwrap_err().0;
+        assert!(e.starts_with("--rounds 200 is out of range: give 1 to 100"), "{e}");
     }
 
     #[test]

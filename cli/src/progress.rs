@@ -26,6 +26,20 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A line that says what runs now, with a spinner, for a run whose requests are counted elsewhere (the
+    /// browser half's page), if `wanted` and stderr is a terminal.
+    pub fn stages(wanted: bool) -> Self {
+        if !wanted || !std::io::stderr().is_terminal() {
+            return Self::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(std::time::Duration::from_millis(125));
+        Progress { bar: Some(bar) }
+    }
+
     /// No bar at all.
     pub fn hidden() -> Self {
         Progress { bar: None }

@@ -41,12 +41,9 @@ pub fn parse_duration(raw: &str) -> Result<Duration, String> {
     httpbench_shared::protocol::parse_duration(raw).map_err(|e| e.to_string())
 }
 
-/// Seconds, more than 0 and at most an hour (clap value parser of `--timeout`).
+/// A per-request timeout (clap value parser of `--timeout`): the shared parser's, the page's too.
 pub fn parse_timeout(raw: &str) -> Result<Duration, String> {
-    match raw.trim().parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s <= 3600.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!("'{raw}' is out of range: give seconds between 0 and 3600, e.g. 10")),
-    }
+    httpbench_shared::protocol::parse_timeout(raw).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

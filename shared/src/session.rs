@@ -12,71 +12,6 @@ use crate::stats::{Bin, CpuTime, Handshakes, Outcome, PhaseTimes, Recorder};
 /// Bars of each case's latency histogram (the page's chart).
 pub const HISTOGRAM_BINS: usize = 30;
 
-/// How much to measure per case: a request count or a wall-clock duration, split evenly over the rounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Budget {
-    /// This many measured requests per case.
-    Count(u64),
-    /// Requests for this much wall time per case.
-    Duration(Duration),
-}
-
-/// What one round of a case may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RoundBudget {
-    /// This many requests.
-    Requests(u64),
-    /// Requests until this much time has passed (at least one request).
-    Time(Duration),
-}
-
-impl RoundBudget {
-    /// Whether a round that has made `done` requests in `elapsed` should make another.
-    pub fn wants_more(self, done: u64, elapsed: Duration) -> bool {
-        match self {
-            RoundBudget::Requests(n) => done < n,
-            RoundBudget::Time(d) => done == 0 || elapsed < d,
-        }
-    }
-}
-
-/// How a run measures: the same for every case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
-    /// Measured requests or time per case.
-    pub budget: Budget,
-    /// Requests per case before measuring, excluded from every figure.
-    pub warmup: u64,
-    /// Rounds per case (at least 1); their spread gives the confidence interval.
-    pub rounds: u32,
-    /// Round-robin across cases instead of case after case, so drift of the machine hits every case alike.
-    pub interleave: bool,
-}
-
-impl Plan {
-    /// The budget of round `round` (0-based): a count's remainder goes to the first rounds.
-    pub fn round_budget(&self, round: u32) -> RoundBudget {
-        let rounds = self.rounds.max(1);
-        match self.budget {
-            Budget::Duration(d) => RoundBudget::Time(d / rounds),
-            Budget::Count(n) => {
-                let r = u64::from(rounds);
-                RoundBudget::Requests(n / r + u64::from(u64::from(round) < n % r))
-            }
-        }
-    }
-
-    /// The (case index, round) pairs in the order they run.
-    fn order(&self, cases: usize) -> Vec<(usize, u32)> {
-        let rounds = self.rounds.max(1);
-        if self.interleave {
-            (0..rounds).flat_map(|r| (0..cases).map(move |c| (c, r))).collect()
-        } else {
-            (0..cases).flat_map(|c| (0..rounds).map(move |r| (c, r))).collect()
-        }
-    }
-}
-
 /// What identifies a case: every dimension it varies in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CaseKey {
@@ -310,11 +245,16 @@ impl Session {
     }
 
     /// The HTTP version case `case`'s responses came over, as a browser tells it (Resource Timing's
-    /// `nextHopProtocol`): a browser negotiates by ALPN on its own, so its case reports what it saw, the first
-    /// report kept.
+    /// `nextHopProtocol`; it negotiates by ALPN on its own). Where the matrix [negotiated](Matrix::negotiated)
+    /// the version the case records what it saw (the first report kept); where the case asked for a version,
+    /// another one stops the case with that reason, as [`Session::record`] counts it for a native client.
     pub fn observe_http(&mut self, case: usize, seen: HttpVersion) {
-        if let Some(c) = self.cases.get_mut(case) {
+        let negotiated = self.matrix.negotiated;
+        let Some(c) = self.cases.get_mut(case) else { return };
+        if negotiated {
             c.observed_http.get_or_insert(seen);
+        } else if seen != c.key.http {
+            c.aborted.get_or_insert(format!("the responses came over {seen}, {} was asked for", c.key.http));
         }
     }
 
@@ -406,9 +346,13 @@ impl Session {
                 }
             }
         }
+        // Keyed as the report's case reads (a browser's observed version), so a row finds its own histogram.
         let histograms = measured
             .iter()
-            .map(|c| CaseHistogram { key: c.key.clone(), bins: c.recorder.histogram(HISTOGRAM_BINS) })
+            .map(|c| {
+                let key = CaseKey { http: c.observed_http.unwrap_or(c.key.http), ..c.key.clone() };
+                CaseHistogram { key, bins: c.recorder.histogram(HISTOGRAM_BINS) }
+            })
             .collect();
         let report = Report {
             schema_version: SCHEMA_VERSION,
@@ -461,7 +405,11 @@ fn suite(seen: &[Handshakes]) -> Option<String> {
 }
 
 mod matrix;
+mod plan;
+mod targets;
 pub use matrix::Matrix;
+pub use plan::{Budget, Limits, Plan, PlanError, PlanField, RoundBudget, Spelling};
+pub use targets::Targets;
 
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use httpbench::child::KillOnDrop;
+use httpbench::process::KillOnDrop;
 use serde_json::Value;
 
 /// The `httpbench` binary built for these tests.

@@ -19,7 +19,7 @@ use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotF
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use httpbench_shared::parse::parse_reports;
 
-use httpbench::child::KillOnDrop;
+use httpbench::process::KillOnDrop;
 
 use crate::helpers::{run, Serve};
 

@@ -18,13 +18,12 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use httpbench_shared::clock::{Clock, SystemClock};
-use httpbench_shared::model::{Environment, EnvironmentKind, Target, Tool};
+use httpbench_shared::model::{Environment, Target, Tool};
 use httpbench_shared::protocol;
-use httpbench_shared::session::{CaseKey, Finished, Header, Matrix, RoundBudget, Session, Step};
-use httpbench_shared::Outcome;
+use httpbench_shared::session::{CaseKey, Finished, Header, RoundBudget, Session, Step};
 
 use crate::browser;
-use crate::clients::{js_fetch, Client, Driver, TIMEOUT_MS};
+use crate::clients::{js_fetch, timeout_ms, Answer, Client, Driver};
 use crate::settings::RunSettings;
 
 /// Least wall time between two progress reports inside a round (each one repaints part of the page).
@@ -95,14 +94,17 @@ struct CaseRun {
     in_flight: u32,
     /// The tag its requests carry (`conns=TAG`), under which the embedded server counts its connections.
     tag: String,
+    /// The origin of its target, which counts them.
+    origin: String,
 }
 
 impl CaseRun {
-    fn new(key: &CaseKey, label: String, target: &str, run: u64) -> Self {
+    fn new(key: &CaseKey, label: String, target: &str, run: u64, timeout: Duration) -> Self {
         // Tagged with its case and run, so the embedded server can count the connections that served it: the
         // cases share the browser's pool, and only the server tells them apart.
         let tag = protocol::case_tag(&key.client, key.mode, key.concurrency, run);
         let url = protocol::tagged_url(&protocol::url_for_mode(target, key.mode), &tag);
+        let origin = web_sys::Url::new(target).map(|u| u.origin()).unwrap_or_default();
         let client = Client::from_name(&key.client);
         let mut entry_name = crate::timing::entry_name(&url);
         if client == Some(Client::Gloo) {
@@ -110,26 +112,22 @@ impl CaseRun {
             // the same, and Resource Timing names the entry so.
             entry_name.push('&');
         }
-        let driver = client.map(|c| Driver::new(c, url, key.mode));
-        CaseRun { label, driver, entry_name, in_flight: key.concurrency, tag }
+        let driver = client.map(|c| Driver::new(c, url, key.mode, timeout));
+        CaseRun { label, driver, entry_name, in_flight: key.concurrency, tag, origin }
     }
 }
 
-/// Measure every (client, mode) case of `settings`; `progress` hears about each stage and, inside a round,
-/// at most once per [`PROGRESS_INTERVAL`]. A cancel keeps what was measured (`Finished::stopped`).
+/// Measure every case of `settings`' matrix, each requesting its own target; `progress` hears about each
+/// stage and, inside a round, at most once per [`PROGRESS_INTERVAL`]. A cancel keeps what was measured
+/// (`Finished::stopped`).
 pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
-    let environment = browser::environment(&settings.clients);
-    let timeout = Duration::from_millis(TIMEOUT_MS.into());
-    let matrix = Matrix {
-        tls: settings.target.starts_with("https:"),
-        concurrency: settings.concurrency.clone(),
-        ..Matrix::new(EnvironmentKind::Browser, settings.clients.clone(), settings.modes.clone())
-    };
-    let session = Session::new(settings.plan, matrix, Some(timeout));
+    let environment = browser::environment(&settings.matrix.clients);
+    let session = Session::new(settings.plan, settings.matrix.clone(), Some(settings.timeout));
     // The run's start in ms: the server counts per tag for its whole life, so each run tags its cases anew.
     let run = js_sys::Date::now() as u64;
-    let keys = session.cases().into_iter().enumerate();
-    let cases: Vec<CaseRun> = keys.map(|(i, key)| CaseRun::new(key, session.label(i), &settings.target, run)).collect();
+    let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
+        .map(|(i, key)| CaseRun::new(key, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
+        .collect();
     let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
     loop {
         if cancel.is_cancelled() {
@@ -152,28 +150,32 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
             Step::Done => break,
         }
     }
-    count_connections(&mut runner.session, &cases, &settings.target).await;
-    runner.session.finish(header(settings, environment))
+    runner.meter.stage("counting each case's connections".into());
+    let embedded = count_connections(&mut runner.session, &cases, timeout_ms(settings.timeout)).await;
+    runner.session.finish(header(settings, environment, embedded))
 }
 
-/// Each case's connections, as the target counted the ones its requests were tagged on, where it counts them
+/// Each case's connections, as its target counted the ones its requests were tagged on, where it counts them
 /// (the embedded server; any other target answers no count, and the cases record none). Read after the run,
-/// outside any timing; a case none of whose requests reached the server keeps none.
-async fn count_connections(session: &mut Session, cases: &[CaseRun], target: &str) {
-    let Ok(origin) = web_sys::Url::new(target).map(|u| u.origin()) else { return };
+/// outside any timing; a case none of whose requests reached the server keeps none. Whether any target
+/// counted: then the targets are httpbench's embedded server.
+async fn count_connections(session: &mut Session, cases: &[CaseRun], timeout_ms: u32) -> bool {
+    let mut counted = false;
     for (i, case) in cases.iter().enumerate() {
-        let url = origin.clone() + &protocol::connections_query(protocol::CONNECTIONS_PATH, &case.tag);
-        match protocol::read_connections(&js_fetch::text(&url).await) {
+        let url = case.origin.clone() + &protocol::connections_query(protocol::CONNECTIONS_PATH, &case.tag);
+        match protocol::read_connections(&js_fetch::text(&url, timeout_ms).await) {
             Some(n) if n > 0 => session.record_connections(i, n),
             Some(_) => {}
             // Not the embedded server: the first answer says so for every case.
-            None => return,
+            None => return counted,
         }
+        counted = true;
     }
+    counted
 }
 
-/// What a pool hands back for each request that ended: its outcome, when it began and when it ended.
-type Done<'a> = &'a dyn Fn(Outcome, Duration, Duration);
+/// What a pool hands back for each request that ended: its answer, when it began and when it ended.
+type Done<'a> = &'a dyn Fn(Answer, Duration, Duration);
 
 /// Requests of `driver` while `budget` wants more, `in_flight` chains of them at a time (a promise pool),
 /// each timed on `clock` and handed to `done` as it ends. One function, and one call of it, for warm-ups and
@@ -192,8 +194,8 @@ async fn pool(
         while budget.wants_more(taken.get(), clock.now() - start) && !cancel.is_cancelled() {
             taken.set(taken.get() + 1);
             let t0 = clock.now();
-            let outcome = driver.request().await;
-            done(outcome, t0, clock.now());
+            let answer = driver.request().await;
+            done(answer, t0, clock.now());
         }
     };
     let mut chains: Vec<_> = (0..in_flight.max(1)).map(|_| Box::pin(chain())).collect();
@@ -208,12 +210,13 @@ async fn pool(
     .await;
 }
 
-/// Who wrote the report, where it ran, what it requested: what the session cannot know.
-fn header(settings: &RunSettings, environment: Environment) -> Header {
+/// Who wrote the report, where it ran, what it requested (`embedded`: httpbench's server, which counted the
+/// cases' connections): what the session cannot know.
+fn header(settings: &RunSettings, environment: Environment, embedded: bool) -> Header {
     Header {
         tool: Tool::this_build(crate::TOOL_NAME),
         environment,
-        target: Target { url: settings.target.clone(), embedded_server: false },
+        target: Target { url: settings.targets.default.clone(), embedded_server: embedded },
     }
 }
 
@@ -302,10 +305,11 @@ impl Runner<'_> {
         let Runner { session, clock, cancel, meter } = self;
         let last_report = Cell::new(clock.now());
         let shared = std::cell::RefCell::new((session, meter));
-        let done = |outcome: Outcome, t0: Duration, t1: Duration| {
+        let done = |answer: Answer, t0: Duration, t1: Duration| {
             let (session, meter) = &mut *shared.borrow_mut();
             if measured {
-                session.record(index, &outcome, t1 - t0);
+                session.record(index, &answer.outcome, t1 - t0);
+                note_reason(session, index, answer.outcome.error.zip(answer.reason));
             }
             meter.requests(1);
             if t1 - last_report.get() >= PROGRESS_INTERVAL {
@@ -333,18 +337,31 @@ impl Runner<'_> {
             if !budget.wants_more(done, elapsed) || self.cancel.is_cancelled() {
                 break;
             }
-            let (n, stretch) = js_stretch(budget, done, elapsed);
-            let requests = js_fetch::round(driver.url(), n, &self.cancel.js, Some(stretch), in_flight).await;
-            if requests.is_empty() {
+            let (n, max) = js_stretch(budget, done, elapsed);
+            let count = (n, driver.timeout_ms());
+            let stretch = js_fetch::round(driver.url(), count, &self.cancel.js, Some(max), in_flight).await;
+            if stretch.requests.is_empty() {
                 break; // stopped, or the loop could not run at all
             }
-            for (outcome, latency) in requests.iter().filter(|_| measured) {
-                self.session.record(index, outcome, *latency);
+            if measured {
+                for (outcome, latency) in &stretch.requests {
+                    self.session.record(index, outcome, *latency);
+                }
+                for reason in stretch.reasons {
+                    note_reason(&mut self.session, index, Some(reason));
+                }
             }
-            done += requests.len() as u64;
-            self.meter.requests(requests.len() as u64);
+            done += stretch.requests.len() as u64;
+            self.meter.requests(stretch.requests.len() as u64);
             self.meter.send();
         }
+    }
+}
+
+/// Keep `reason` as case `index`'s reason for failures of its kind, if it is the first.
+fn note_reason(session: &mut Session, index: usize, reason: Option<(httpbench_shared::ErrorKind, String)>) {
+    if let Some((kind, text)) = reason.filter(|(kind, _)| session.wants_reason(index, *kind)) {
+        session.note_reason(index, kind, text);
     }
 }
 

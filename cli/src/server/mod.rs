@@ -3,12 +3,13 @@
 //! `httpbench run` starts it as a child process ([`child`]) so its CPU time is not billed to the clients.
 
 mod body;
-pub mod child;
 pub mod handshakes;
 pub mod page;
 pub mod probe;
 mod results;
 mod routes;
+pub mod spawned;
+mod status;
 mod tags;
 pub mod tls;
 
@@ -33,6 +34,10 @@ pub use routes::{INDEX_HTML, MAX_BYTES};
 /// With `--quiet`, the server prints this and the file's path on stdout for every result file it saved: the
 /// line `run --browser` waits for (it reads the child server's stdout).
 pub const SAVED_LINE: &str = "saved ";
+
+/// With `--quiet`, the server prints this and the page's status (shared's `PageStatus`, one line) on stdout
+/// for every status the page posts: how `run --browser` hears the page's progress and refusals.
+pub const STATUS_LINE: &str = "page ";
 
 /// Checked options of `httpbench serve`.
 #[derive(Debug, Clone)]
@@ -207,6 +212,8 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
     let mut res = if path == "/results" && req.method() == Method::POST {
         results::accept(state.results_dir.as_deref(), state.quiet, req).await
+    } else if path == httpbench_shared::protocol::STATUS_PATH && req.method() == Method::POST {
+        status::accept(state.quiet, req).await
     } else if is_read && path == "/app/serve.json" {
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())

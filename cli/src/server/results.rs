@@ -67,7 +67,8 @@ pub async fn accept(dir: Option<&Path>, quiet: bool, req: Request<Incoming>) -> 
 
 /// `/app/serve.json`: where the page may post its results.
 pub fn service_description(saving: bool) -> Response<TargetBody> {
-    let body = format!("{{\"results\": \"/results\", \"saving\": {saving}}}\n");
+    let status = httpbench_shared::protocol::STATUS_PATH;
+    let body = format!("{{\"results\": \"/results\", \"status\": \"{status}\", \"saving\": {saving}}}\n");
     let mut r = Response::new(TargetBody::owned(body));
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -103,7 +104,7 @@ fn file_name(dir: &Path, kind: &str) -> PathBuf {
     dir.join(format!("{kind}-{secs}-{}-{}.json", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)))
 }
 
-fn reply(status: StatusCode, reason: &str) -> Response<TargetBody> {
+pub(super) fn reply(status: StatusCode, reason: &str) -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::owned(format!("{reason}\n")));
     *r.status_mut() = status;
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));

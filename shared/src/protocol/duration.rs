@@ -15,6 +15,28 @@ pub const MAX_DURATION: Duration = Duration::from_secs(86_400);
 #[error("'{0}' is not a usable time: give e.g. 3, 3s, 500ms or 2m (more than 0, at most a day)")]
 pub struct DurationError(pub String);
 
+/// The longest per-request timeout accepted (`--timeout`, the page's `timeout`): an hour.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// A per-request timeout that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("'{0}' is not a usable timeout: give seconds above 0 and at most 3600 (an hour), e.g. 10, 2.5 or 500ms")]
+pub struct TimeoutError(pub String);
+
+/// Read a per-request timeout: a duration as [`parse_duration`] reads it (bare seconds, or with units), at
+/// most [`MAX_TIMEOUT`]. One parser for the CLI's `--timeout` and the page's, so both take the same values.
+pub fn parse_timeout(raw: &str) -> Result<Duration, TimeoutError> {
+    parse_duration(raw).ok().filter(|d| *d <= MAX_TIMEOUT).ok_or_else(|| TimeoutError(raw.trim().to_string()))
+}
+
+/// A timeout as [`parse_timeout`] reads it back exactly: whole milliseconds (`2500ms`), or nanoseconds.
+pub fn timeout_text(timeout: Duration) -> String {
+    match timeout.subsec_nanos() % 1_000_000 {
+        0 => format!("{}ms", timeout.as_millis()),
+        _ => format!("{}ns", timeout.as_nanos()),
+    }
+}
+
 /// Nanoseconds per unit, longest names first so `ms` is not read as `m`.
 const UNITS: [(&str, u64); 7] = [
     ("ms", 1_000_000),
@@ -96,6 +118,20 @@ mod tests {
         {
             let e = parse_duration(bad).unwrap_err();
             assert!(e.to_string().contains(&format!("'{bad}'")), "{e}");
+        }
+    }
+
+    #[test]
+    fn timeouts_take_durations_up_to_an_hour_and_read_back_exactly() {
+        assert_eq!(parse_timeout("2.5"), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_timeout("3600"), Ok(MAX_TIMEOUT));
+        for bad in ["0", "3601", "-1", "nan", "soon"] {
+            let e = parse_timeout(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("'{bad}'")) && e.contains("above 0 and at most 3600"), "{e}");
+        }
+        for t in [Duration::from_millis(2500), Duration::from_nanos(1_500_001), MAX_TIMEOUT] {
+            assert_eq!(parse_timeout(&timeout_text(t)), Ok(t));
         }
     }
 }

@@ -31,6 +31,15 @@ impl HttpChoice {
         }
     }
 
+    /// The choice that runs exactly `versions` (`both` for both).
+    pub fn of(versions: &[HttpVersion]) -> Self {
+        match (versions.contains(&HttpVersion::Http11), versions.contains(&HttpVersion::Http2)) {
+            (false, true) => HttpChoice::Http2,
+            (true, true) => HttpChoice::Both,
+            _ => HttpChoice::Http11,
+        }
+    }
+
     /// Whether HTTP/2 is among them (it needs TLS: httpbench does not measure cleartext HTTP/2).
     pub fn wants_http2(self) -> bool {
         self != HttpChoice::Http11
@@ -73,6 +82,7 @@ mod tests {
     fn choices_parse_print_and_list_their_versions() {
         for c in [HttpChoice::Http11, HttpChoice::Http2, HttpChoice::Both] {
             assert_eq!(c.as_str().parse::<HttpChoice>(), Ok(c));
+            assert_eq!(HttpChoice::of(&c.versions()), c);
         }
         assert_eq!("h2".parse::<HttpChoice>(), Ok(HttpChoice::Http2));
         assert_eq!(HttpChoice::Both.versions(), [HttpVersion::Http11, HttpVersion::Http2]);

@@ -11,6 +11,7 @@ mod http;
 mod load;
 mod modes;
 mod query;
+mod status;
 
 pub use clients::{
     browser_clients, cannot_run_at, cannot_run_fresh, cannot_speak, client, clients_of, native_clients,
@@ -18,7 +19,9 @@ pub use clients::{
 };
 pub use close::{asks_to_close, url_for_mode, with_param};
 pub use conns::{asked_tag, case_tag, connections_query, conns_tag, read_connections, tagged_url, CONNECTIONS_PATH};
-pub use duration::{parse_duration, DurationError, MAX_DURATION};
+pub use duration::{
+    parse_duration, parse_timeout, timeout_text, DurationError, TimeoutError, MAX_DURATION, MAX_TIMEOUT,
+};
 pub use http::HttpChoice;
 pub use load::{
     asks_for_delay, load_url, parse_concurrency, parse_delays, parse_sizes, size_label, LoadError, MAX_BODY_BYTES,
@@ -26,3 +29,4 @@ pub use load::{
 };
 pub use modes::Modes;
 pub use query::PageQuery;
+pub use status::{PageStatus, MAX_STATUS_BYTES, STATUS_PATH};

@@ -3,7 +3,7 @@
 
 use super::CaseKey;
 use crate::model::{EnvironmentKind, HttpVersion, Mode};
-use crate::protocol::{cannot_run_at, cannot_speak};
+use crate::protocol::{cannot_run_at, cannot_run_fresh, cannot_speak};
 use crate::view::LoadParts;
 
 /// The dimensions of a run: every combination its clients can run is a case, in that nesting (clients
@@ -26,6 +26,10 @@ pub struct Matrix {
     pub server_delays_ms: Vec<Option<u64>>,
     /// Requests in flight per case; `[1]`: sequential requests.
     pub concurrency: Vec<u32>,
+    /// No version was asked of a browser, which negotiates one itself (the page opened by hand): its cases
+    /// record the version their responses came over. Otherwise a case whose responses came over another
+    /// version than it asked for is stopped with that reason.
+    pub negotiated: bool,
 }
 
 impl Matrix {
@@ -40,11 +44,13 @@ impl Matrix {
             body_sizes: vec![None],
             server_delays_ms: vec![None],
             concurrency: vec![1],
+            negotiated: false,
         }
     }
 
-    /// The cases to run, and those left out because their client cannot run them (one line each).
-    pub(super) fn cases(&self) -> (Vec<CaseKey>, Vec<String>) {
+    /// The cases to run, and those left out because their client or environment cannot run them (one line
+    /// each, `fetch/fresh over HTTP/2 at concurrency 8 (why)`).
+    pub fn cases(&self) -> (Vec<CaseKey>, Vec<String>) {
         let (mut run, mut skipped) = (Vec::new(), Vec::new());
         for client in &self.clients {
             let versions: Vec<HttpVersion> = self
@@ -74,18 +80,12 @@ impl Matrix {
             // curl/fresh/h1/64k/d5ms/c1, curl/fresh/h1/64k/d5ms/c4, ...
             for &mode in &self.modes {
                 for &http in &versions {
+                    let levels = self.levels_of_mode(client, mode, http, &levels, &mut skipped);
                     for &body_bytes in &self.body_sizes {
                         for &server_delay_ms in &self.server_delays_ms {
                             for &concurrency in &levels {
-                                let (client, key_http) = (client.clone(), http);
-                                run.push(CaseKey {
-                                    client,
-                                    mode,
-                                    http: key_http,
-                                    body_bytes,
-                                    server_delay_ms,
-                                    concurrency,
-                                });
+                                let client = client.clone();
+                                run.push(CaseKey { client, mode, http, body_bytes, server_delay_ms, concurrency });
                             }
                         }
                     }
@@ -93,6 +93,26 @@ impl Matrix {
             }
         }
         (run, skipped)
+    }
+
+    /// Of `levels`, those `client` can run `mode` at over `http` in this environment; a line in `skipped` for
+    /// each other (a browser runs fresh mode over HTTP/2 one request at a time: [`cannot_run_fresh`]).
+    fn levels_of_mode(
+        &self,
+        client: &str,
+        mode: Mode,
+        http: HttpVersion,
+        levels: &[u32],
+        skipped: &mut Vec<String>,
+    ) -> Vec<u32> {
+        let mut can = Vec::new();
+        for &c in levels {
+            match cannot_run_fresh(self.environment, http, c).filter(|_| mode == Mode::Fresh) {
+                Some(reason) => skipped.push(format!("{client}/fresh over {http} at concurrency {c} ({reason})")),
+                None => can.push(c),
+            }
+        }
+        can
     }
 
     /// Case `key`'s name: `client/mode`, then a part for each dimension that has several values here

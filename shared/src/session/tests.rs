@@ -297,8 +297,11 @@ fn a_response_over_another_http_version_is_a_protocol_error_with_its_reason() {
 }
 
 #[test]
-fn a_browser_case_reports_the_http_version_it_saw() {
-    let matrix = Matrix::new(EnvironmentKind::Browser, vec!["fetch".into(), "xhr".into()], vec![Mode::Reuse]);
+fn a_browser_case_reports_the_http_version_it_negotiated() {
+    let matrix = Matrix {
+        negotiated: true,
+        ..Matrix::new(EnvironmentKind::Browser, vec!["fetch".into(), "xhr".into()], vec![Mode::Reuse])
+    };
     let mut session = Session::new(plan(Budget::Count(1), 0, 1, false), matrix, None);
     for case in 0..2 {
         let Step::Round { case: c, .. } = session.next_step() else { panic!("a round") };
@@ -308,10 +311,67 @@ fn a_browser_case_reports_the_http_version_it_saw() {
     }
     session.observe_http(0, HttpVersion::Http2);
     session.observe_http(0, HttpVersion::Http11);
-    let report = session.finish(header()).report;
-    let cases = report.cases;
+    let finished = session.finish(header());
+    let cases = &finished.report.cases;
     assert_eq!((cases[0].http_version, cases[1].http_version), (HttpVersion::Http2, HttpVersion::Http11));
-    assert_eq!(report.settings.http_versions, [HttpVersion::Http2, HttpVersion::Http11], "the versions seen");
+    assert_eq!(finished.report.settings.http_versions, [HttpVersion::Http2, HttpVersion::Http11], "the versions seen");
+    assert_eq!(finished.histograms[0].key.http, HttpVersion::Http2, "keyed as the report's case reads");
+}
+
+/// A browser case that asked for a version and came over another is stopped with why, as the CLI's
+/// browser half did after the fact.
+#[test]
+fn a_browser_case_that_asked_for_a_version_is_stopped_on_another() {
+    let matrix = Matrix {
+        http_versions: vec![HttpVersion::Http11, HttpVersion::Http2],
+        tls: true,
+        ..Matrix::new(EnvironmentKind::Browser, vec!["fetch".into()], vec![Mode::Reuse])
+    };
+    let mut session = Session::new(plan(Budget::Count(2), 0, 2, true), matrix, None);
+    let Step::Round { case: 0, .. } = session.next_step() else { panic!("h1's round") };
+    session.record(0, &Outcome::response(200, 1), Duration::from_millis(1));
+    session.end_round(0, Duration::from_millis(1), None);
+    session.observe_http(0, HttpVersion::Http2);
+    let Step::Round { case: 1, .. } = session.next_step() else { panic!("h2's round") };
+    session.record(1, &Outcome::response(200, 1), Duration::from_millis(1));
+    session.end_round(1, Duration::from_millis(1), None);
+    session.observe_http(1, HttpVersion::Http2);
+    assert!(matches!(session.next_step(), Step::Round { case: 1, round: 1, .. }), "the stopped case runs no more");
+    let report = session.finish(header()).report;
+    assert_eq!(report.cases[0].aborted.as_deref(), Some("the responses came over HTTP/2, HTTP/1.1 was asked for"));
+    assert_eq!(report.cases[0].http_version, HttpVersion::Http11, "the version asked for");
+    assert_eq!(report.cases[1].aborted, None);
+    assert_eq!(report.settings.http_versions, [HttpVersion::Http11, HttpVersion::Http2]);
+}
+
+/// The matrix owns the browser's skip rule: fresh mode over HTTP/2 runs one request at a time, the other
+/// levels are left out with why, every other combination runs.
+#[test]
+fn the_matrix_leaves_out_fresh_over_http2_with_requests_in_flight_in_a_browser() {
+    let matrix = |environment| Matrix {
+        http_versions: vec![HttpVersion::Http11, HttpVersion::Http2],
+        tls: true,
+        concurrency: vec![1, 8],
+        ..Matrix::new(environment, vec!["fetch".into()], vec![Mode::Fresh, Mode::Reuse])
+    };
+    let (cases, skipped) = matrix(EnvironmentKind::Browser).cases();
+    let left: Vec<String> =
+        cases.iter().map(|k| format!("{}/{}/c{}", k.label(), k.http.short(), k.concurrency)).collect();
+    assert_eq!(
+        left,
+        [
+            "fetch/fresh/h1/c1",
+            "fetch/fresh/h1/c8",
+            "fetch/fresh/h2/c1",
+            "fetch/reuse/h1/c1",
+            "fetch/reuse/h1/c8",
+            "fetch/reuse/h2/c1",
+            "fetch/reuse/h2/c8"
+        ]
+    );
+    assert_eq!(skipped, ["fetch/fresh over HTTP/2 at concurrency 8 (a browser multiplexes its requests in flight on one HTTP/2 connection)"]);
+    let native = Matrix { clients: vec!["curl".into()], ..matrix(EnvironmentKind::Native) };
+    assert_eq!(native.cases().0.len(), 8, "a native client opens a connection per request in flight");
 }
 
 /// A scan: every (client, level) a case, levels innermost; labels gain only the scanned parts; a command

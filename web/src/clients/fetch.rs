@@ -3,14 +3,13 @@
 //! JavaScript string made once per case: web-sys's `Window::fetch_with_str_and_init` would decode the Rust
 //! string into a new JavaScript string on every request, work `js-fetch` does not do.
 
-use httpbench_shared::Outcome;
 use js_sys::{JsString, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, RequestCache, RequestInit, Response};
 
-use super::{js_error_kind, Phase, TIMEOUT_MS};
+use super::{js_failure, Answer, Phase};
 
 #[wasm_bindgen]
 extern "C" {
@@ -19,18 +18,18 @@ extern "C" {
     fn global_fetch(input: &JsString, init: &RequestInit) -> Result<Promise, JsValue>;
 }
 
-/// One GET of `url`.
-pub async fn get(url: &JsString) -> Outcome {
+/// One GET of `url`, bounded by `timeout_ms`.
+pub async fn get(url: &JsString, timeout_ms: u32) -> Answer {
     let init = RequestInit::new();
     init.set_cache(RequestCache::NoStore);
-    init.set_signal(Some(&AbortSignal::timeout_with_u32(TIMEOUT_MS)));
+    init.set_signal(Some(&AbortSignal::timeout_with_u32(timeout_ms)));
     let sent = match global_fetch(url, &init) {
         Ok(promise) => JsFuture::from(promise).await,
         Err(e) => Err(e),
     };
     let response: Response = match sent {
         Ok(r) => r.unchecked_into(),
-        Err(e) => return Outcome::failed(js_error_kind(&e, Phase::Head), None),
+        Err(e) => return js_failure(&e, Phase::Head, None),
     };
     let status = response.status();
     let body = match response.array_buffer() {
@@ -38,7 +37,7 @@ pub async fn get(url: &JsString) -> Outcome {
         Err(e) => Err(e),
     };
     match body {
-        Ok(buffer) => Outcome::response(status, buffer.unchecked_into::<js_sys::ArrayBuffer>().byte_length().into()),
-        Err(e) => Outcome::failed(js_error_kind(&e, Phase::Body), Some(status)),
+        Ok(buffer) => Answer::response(status, buffer.unchecked_into::<js_sys::ArrayBuffer>().byte_length().into()),
+        Err(e) => js_failure(&e, Phase::Body, Some(status)),
     }
 }

@@ -3,22 +3,22 @@
 
 use gloo_net::http::Request;
 use gloo_net::Error;
-use httpbench_shared::{ErrorKind, Outcome};
+use httpbench_shared::ErrorKind;
 use web_sys::{AbortSignal, RequestCache};
 
-use super::{Phase, TIMEOUT_MS};
+use super::{Answer, Phase};
 
 /// One GET of `url`.
-pub async fn get(url: &str) -> Outcome {
-    let signal = AbortSignal::timeout_with_u32(TIMEOUT_MS);
+pub async fn get(url: &str, timeout_ms: u32) -> Answer {
+    let signal = AbortSignal::timeout_with_u32(timeout_ms);
     let response = match Request::get(url).cache(RequestCache::NoStore).abort_signal(Some(&signal)).send().await {
         Ok(r) => r,
-        Err(e) => return Outcome::failed(kind(&e, Phase::Head), None),
+        Err(e) => return Answer::failed(kind(&e, Phase::Head), None, e.to_string()),
     };
     let status = response.status();
     match response.binary().await {
-        Ok(body) => Outcome::response(status, body.len() as u64),
-        Err(e) => Outcome::failed(kind(&e, Phase::Body), Some(status)),
+        Ok(body) => Answer::response(status, body.len() as u64),
+        Err(e) => Answer::failed(kind(&e, Phase::Body), Some(status), e.to_string()),
     }
 }
 

@@ -2,6 +2,7 @@
 // performance.now() exactly as the wasm clients are timed, so the gap between them is the cost of going
 // through WebAssembly. Same rules: cache "no-store", a timeout signal, every body read with arrayBuffer().
 // Statuses: the HTTP status, or -1 no response (connect), -2 timeout, -3 body cut short (truncated).
+// The first failure of each kind is kept as its reason ("TypeError: Failed to fetch"), keyed by its status.
 // The loop hands back after the request that ends maxMs of wall time (Infinity: never), so the page can report
 // progress on the same cadence as for the wasm clients; control.stop ends it early. It makes at least one
 // request (unless n is 0 or it is stopped), even with maxMs 0, as a timed round of the wasm clients does: the
@@ -13,6 +14,7 @@ export async function jsFetchRound(url, n, timeoutMs, control, maxMs, inFlight) 
   let statuses = new Int32Array(cap);
   let bytes = new Float64Array(cap);
   let taken = 0;
+  const reasons = {};
   const start = performance.now();
   // inFlight chains share the requests (a promise pool); each writes its request's figures at the index it
   // took, into the arrays as they are when it ends (another chain may have grown them meanwhile).
@@ -34,10 +36,12 @@ export async function jsFetchRound(url, n, timeoutMs, control, maxMs, inFlight) 
         try {
           length = (await response.arrayBuffer()).byteLength;
         } catch (e) {
-          status = e.name === "TimeoutError" || e.name === "AbortError" ? -2 : -3;
+          status = isTimeout(e) ? -2 : -3;
+          reasons[status] ??= `${e.name}: ${e.message}`;
         }
       } catch (e) {
-        status = e.name === "TimeoutError" || e.name === "AbortError" ? -2 : -1;
+        status = isTimeout(e) ? -2 : -1;
+        reasons[status] ??= `${e.name}: ${e.message}`;
       }
       durations[i] = performance.now() - t0;
       statuses[i] = status;
@@ -45,7 +49,12 @@ export async function jsFetchRound(url, n, timeoutMs, control, maxMs, inFlight) 
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, inFlight | 0) }, chain));
-  return { done: taken, durations, statuses, bytes };
+  return { done: taken, durations, statuses, bytes, reasons };
+}
+
+// The timeout signal's error (AbortSignal.timeout rejects with a TimeoutError; older engines say AbortError).
+function isTimeout(error) {
+  return error.name === "TimeoutError" || error.name === "AbortError";
 }
 
 function grown(array, cap) {

@@ -14,12 +14,33 @@ pub mod js_fetch;
 mod reqwest;
 mod xhr;
 
+use std::time::Duration;
+
 use httpbench_shared::protocol;
 use httpbench_shared::{EnvironmentKind, ErrorKind, Mode, Outcome};
 use wasm_bindgen::JsValue;
 
-/// Per-request timeout of every browser client, in milliseconds.
-pub const TIMEOUT_MS: u32 = 10_000;
+/// What one request came to: its outcome and, for a failure, what the browser said of it (one line), which
+/// the session keeps as the first reason of its kind.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The outcome, as the session records it.
+    pub outcome: Outcome,
+    /// The browser's words for a failure (`TypeError: Failed to fetch`).
+    pub reason: Option<String>,
+}
+
+impl Answer {
+    /// A response, ok or not by its status.
+    pub fn response(status: u16, body_bytes: u64) -> Self {
+        Answer { outcome: Outcome::response(status, body_bytes), reason: None }
+    }
+
+    /// A failure of `kind`, after a response head with `status` if one came, and why.
+    pub fn failed(kind: ErrorKind, status: Option<u16>, reason: String) -> Self {
+        Answer { outcome: Outcome::failed(kind, status), reason: Some(reason) }
+    }
+}
 
 /// One browser client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +91,8 @@ impl Client {
 pub struct Driver {
     client: Client,
     url: String,
+    /// Every request's deadline, in milliseconds (the plan's timeout).
+    timeout_ms: u32,
     /// The same URL as a JavaScript string, made once (the `fetch` client hands it over as is).
     url_js: js_sys::JsString,
     #[cfg(feature = "reqwest")]
@@ -77,12 +100,14 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// A driver of `client` for `url` (already carrying `close=1` in fresh mode).
-    pub fn new(client: Client, url: String, mode: Mode) -> Self {
+    /// A driver of `client` for `url` (already carrying `close=1` in fresh mode), each request bounded by
+    /// `timeout`.
+    pub fn new(client: Client, url: String, mode: Mode, timeout: Duration) -> Self {
         #[cfg(not(feature = "reqwest"))]
         let _ = mode;
         Driver {
             client,
+            timeout_ms: timeout_ms(timeout),
             url_js: js_sys::JsString::from(url.as_str()),
             url,
             // Reuse: one client for all requests; fresh: a new one per request, as the CLI's fresh mode does.
@@ -101,20 +126,31 @@ impl Driver {
         &self.url
     }
 
+    /// Every request's deadline, in milliseconds.
+    pub fn timeout_ms(&self) -> u32 {
+        self.timeout_ms
+    }
+
     /// Make one GET, read the whole body, and say what happened. `js-fetch` runs by rounds, not here.
-    pub async fn request(&self) -> Outcome {
+    pub async fn request(&self) -> Answer {
+        let timeout = self.timeout_ms;
         match self.client {
-            Client::Fetch => fetch::get(&self.url_js).await,
-            Client::Gloo => gloo::get(&self.url).await,
-            Client::Xhr => xhr::get(&self.url).await,
+            Client::Fetch => fetch::get(&self.url_js, timeout).await,
+            Client::Gloo => gloo::get(&self.url, timeout).await,
+            Client::Xhr => xhr::get(&self.url, timeout).await,
             #[cfg(feature = "reqwest")]
             Client::Reqwest => match &self.reqwest {
-                Some(c) => reqwest::get(c, &self.url).await,
-                None => reqwest::get(&::reqwest::Client::new(), &self.url).await,
+                Some(c) => reqwest::get(c, &self.url, timeout).await,
+                None => reqwest::get(&::reqwest::Client::new(), &self.url, timeout).await,
             },
-            Client::JsFetch => js_fetch::single(&self.url).await,
+            Client::JsFetch => js_fetch::single(&self.url, timeout).await,
         }
     }
+}
+
+/// A timeout in whole milliseconds, as the browser's timers take it (at most `u32::MAX`, 49 days).
+pub fn timeout_ms(timeout: Duration) -> u32 {
+    u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX).max(1)
 }
 
 /// Where in a request an error happened.
@@ -126,13 +162,17 @@ pub enum Phase {
     Body,
 }
 
-/// The kind of a JavaScript error (`TimeoutError`/`AbortError` from the timeout signal, else by phase).
-pub fn js_error_kind(error: &JsValue, phase: Phase) -> ErrorKind {
-    let name = js_sys::Reflect::get(error, &JsValue::from_str("name")).ok().and_then(|n| n.as_string());
-    kind_by_name(name.as_deref(), phase)
+/// The failure a JavaScript error tells (`TimeoutError`/`AbortError` from the timeout signal, else by phase),
+/// with its name and message as the reason.
+pub fn js_failure(error: &JsValue, phase: Phase, status: Option<u16>) -> Answer {
+    let field = |k: &str| js_sys::Reflect::get(error, &JsValue::from_str(k)).ok().and_then(|n| n.as_string());
+    let name = field("name");
+    let reason = format!("{}: {}", name.as_deref().unwrap_or("Error"), field("message").unwrap_or_default());
+    Answer::failed(kind_by_name(name.as_deref(), phase), status, reason)
 }
 
-fn kind_by_name(name: Option<&str>, phase: Phase) -> ErrorKind {
+/// The kind of a failure by the JavaScript error's name and where in the request it happened.
+pub(crate) fn kind_by_name(name: Option<&str>, phase: Phase) -> ErrorKind {
     match (name, phase) {
         (Some("TimeoutError" | "AbortError"), _) => ErrorKind::Timeout,
         (_, Phase::Head) => ErrorKind::Connect,

@@ -3,23 +3,23 @@
 
 use std::time::Duration;
 
-use httpbench_shared::{ErrorKind, Outcome};
+use httpbench_shared::ErrorKind;
 
-use super::TIMEOUT_MS;
+use super::Answer;
 
 /// One GET of `url` with `client`.
-pub async fn get(client: &reqwest::Client, url: &str) -> Outcome {
-    let request = client.get(url).fetch_cache_no_store().timeout(Duration::from_millis(TIMEOUT_MS.into()));
+pub async fn get(client: &reqwest::Client, url: &str, timeout_ms: u32) -> Answer {
+    let request = client.get(url).fetch_cache_no_store().timeout(Duration::from_millis(timeout_ms.into()));
     let response = match request.send().await {
         Ok(r) => r,
-        Err(e) if e.is_timeout() => return Outcome::failed(ErrorKind::Timeout, None),
-        Err(e) if e.is_builder() => return Outcome::failed(ErrorKind::Other, None),
-        Err(_) => return Outcome::failed(ErrorKind::Connect, None),
+        Err(e) if e.is_timeout() => return Answer::failed(ErrorKind::Timeout, None, e.to_string()),
+        Err(e) if e.is_builder() => return Answer::failed(ErrorKind::Other, None, e.to_string()),
+        Err(e) => return Answer::failed(ErrorKind::Connect, None, e.to_string()),
     };
     let status = response.status().as_u16();
     match response.bytes().await {
-        Ok(body) => Outcome::response(status, body.len() as u64),
-        Err(e) if e.is_timeout() => Outcome::failed(ErrorKind::Timeout, Some(status)),
-        Err(_) => Outcome::failed(ErrorKind::Truncated, Some(status)),
+        Ok(body) => Answer::response(status, body.len() as u64),
+        Err(e) if e.is_timeout() => Answer::failed(ErrorKind::Timeout, Some(status), e.to_string()),
+        Err(e) => Answer::failed(ErrorKind::Truncated, Some(status), e.to_string()),
     }
 }

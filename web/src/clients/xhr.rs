@@ -2,26 +2,26 @@
 //! timeout. Its events are turned into a promise: `load` resolves it, `error`, `timeout` and `abort` reject it
 //! with the event, whose type says which.
 
-use httpbench_shared::{ErrorKind, Outcome};
+use httpbench_shared::ErrorKind;
 use js_sys::{ArrayBuffer, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{XmlHttpRequest, XmlHttpRequestResponseType};
 
-use super::TIMEOUT_MS;
+use super::Answer;
 
 /// One GET of `url`.
-pub async fn get(url: &str) -> Outcome {
+pub async fn get(url: &str, timeout_ms: u32) -> Answer {
     let xhr = match XmlHttpRequest::new() {
         Ok(x) => x,
-        Err(_) => return Outcome::failed(ErrorKind::Other, None),
+        Err(_) => return Answer::failed(ErrorKind::Other, None, "cannot make an XMLHttpRequest".into()),
     };
     if xhr.open_with_async("GET", url, true).is_err() {
         // `open` throws only for a URL the browser cannot parse.
-        return Outcome::failed(ErrorKind::Other, None);
+        return Answer::failed(ErrorKind::Other, None, format!("XMLHttpRequest cannot open {url}"));
     }
     xhr.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
-    xhr.set_timeout(TIMEOUT_MS);
+    xhr.set_timeout(timeout_ms);
     let done = Promise::new(&mut |resolve, reject| {
         xhr.set_onload(Some(&resolve));
         xhr.set_onerror(Some(&reject));
@@ -29,21 +29,20 @@ pub async fn get(url: &str) -> Outcome {
         xhr.set_onabort(Some(&reject));
     });
     if xhr.send().is_err() {
-        return Outcome::failed(ErrorKind::Connect, None);
+        return Answer::failed(ErrorKind::Connect, None, "XMLHttpRequest send() failed".into());
     }
     match JsFuture::from(done).await {
         Ok(_) => {
             let status = xhr.status().unwrap_or(0);
             let bytes =
                 xhr.response().ok().and_then(|r| r.dyn_into::<ArrayBuffer>().ok()).map_or(0, |b| b.byte_length());
-            Outcome::response(status, bytes.into())
+            Answer::response(status, bytes.into())
         }
         Err(event) => {
-            let kind = Reflect::get(&event, &JsValue::from_str("type")).ok().and_then(|t| t.as_string());
-            Outcome::failed(
-                if kind.as_deref() == Some("timeout") { ErrorKind::Timeout } else { ErrorKind::Connect },
-                None,
-            )
+            let event = Reflect::get(&event, &JsValue::from_str("type")).ok().and_then(|t| t.as_string());
+            let event = event.unwrap_or_else(|| "error".into());
+            let kind = if event == "timeout" { ErrorKind::Timeout } else { ErrorKind::Connect };
+            Answer::failed(kind, None, format!("XMLHttpRequest {event} event"))
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The settings form: target URL, count or duration, warm-up, rounds, clients (this build's, from shared's
-//! catalog) and mode, with Run and Cancel. Every input has a label, and the form submits with Enter, so the
-//! page works from the keyboard.
+//! The settings form: target URL, count or duration, warm-up, rounds, timeout, requests in flight, body
+//! sizes, server delays, HTTP versions, interleaving, clients (this build's, from shared's catalog) and mode,
+//! with Run and Cancel. Every input has a label, and the form submits with Enter, so the page works from the
+//! keyboard. The targets per HTTP version come from a link only (`run --browser` writes them).
 
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
@@ -16,11 +17,17 @@ struct FormState {
     duration: RwSignal<String>,
     warmup: RwSignal<String>,
     rounds: RwSignal<String>,
-    /// Requests in flight: from the link (`c=8`) only, no input of its own (the page's budget).
+    timeout: RwSignal<String>,
     concurrency: RwSignal<String>,
+    body_sizes: RwSignal<String>,
+    server_delays: RwSignal<String>,
+    http: RwSignal<String>,
+    interleave: RwSignal<bool>,
     /// One box per client of this build (shared's catalog), in catalog order.
     clients: StoredValue<Vec<(&'static str, RwSignal<bool>)>>,
     mode: RwSignal<String>,
+    /// What only a link sets (the targets per HTTP version).
+    initial: StoredValue<RawSettings>,
 }
 
 impl FormState {
@@ -34,9 +41,16 @@ impl FormState {
             duration: RwSignal::new(initial.duration.clone()),
             warmup: RwSignal::new(initial.warmup.clone()),
             rounds: RwSignal::new(initial.rounds.clone()),
+            timeout: RwSignal::new(initial.timeout.clone()),
             concurrency: RwSignal::new(initial.concurrency.clone()),
+            body_sizes: RwSignal::new(initial.body_sizes.clone()),
+            server_delays: RwSignal::new(initial.server_delays.clone()),
+            http: RwSignal::new(initial.http.clone()),
+            // Anything but an explicit 0 interleaves; a bad value is the check's to name, not the box's.
+            interleave: RwSignal::new(!matches!(initial.interleave.trim(), "0" | "false")),
             clients: StoredValue::new(available_clients().into_iter().map(|c| (c, RwSignal::new(on(c)))).collect()),
             mode: RwSignal::new(initial.mode.clone()),
+            initial: StoredValue::new(initial.clone()),
         }
     }
 
@@ -46,13 +60,19 @@ impl FormState {
             self.clients.with_value(|all| all.iter().filter(|(_, on)| on.get_untracked()).map(|(c, _)| *c).collect());
         RawSettings {
             target: self.target.get_untracked(),
+            targets: self.initial.with_value(|i| i.targets.clone()),
             count: self.count.get_untracked(),
             duration: self.duration.get_untracked(),
             warmup: self.warmup.get_untracked(),
             rounds: self.rounds.get_untracked(),
+            interleave: if self.interleave.get_untracked() { "1" } else { "0" }.into(),
+            timeout: self.timeout.get_untracked(),
             clients: clients.join(","),
             mode: self.mode.get_untracked(),
+            http: self.http.get_untracked(),
             concurrency: self.concurrency.get_untracked(),
+            body_sizes: self.body_sizes.get_untracked(),
+            server_delays: self.server_delays.get_untracked(),
             autorun: false,
         }
     }
@@ -130,6 +150,32 @@ pub fn SettingsForm(
                 />
                 <Field label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
                 <Field label="Rounds" id="rounds" kind="number" value=form.rounds />
+                <Field label="Timeout per request (e.g. 10, 500ms)" id="timeout" kind="text" value=form.timeout />
+                <Field label="Requests in flight (e.g. 1,8)" id="concurrency" kind="text" value=form.concurrency />
+                <Field
+                    label="Body sizes from httpbench serve (e.g. 0,16k; empty: the target as given)"
+                    id="body-sizes"
+                    kind="text"
+                    value=form.body_sizes
+                />
+                <Field
+                    label="Server delays (e.g. 5ms; httpbench serve only)"
+                    id="server-delays"
+                    kind="text"
+                    value=form.server_delays
+                />
+                <label for="http">"HTTP version"</label>
+                <select
+                    id="http"
+                    data-testid="http"
+                    prop:value=move || form.http.get()
+                    on:change=move |ev| form.http.set(event_target_value(&ev))
+                >
+                    <option value="">"what the browser negotiates"</option>
+                    <option value="1.1">"HTTP/1.1"</option>
+                    <option value="2">"HTTP/2 (https only)"</option>
+                    <option value="both">"HTTP/1.1 and HTTP/2 (https only)"</option>
+                </select>
                 <label for="mode">"Mode"</label>
                 <select
                     id="mode"
@@ -142,6 +188,16 @@ pub fn SettingsForm(
                     <option value="fresh">"fresh: server closes each connection"</option>
                 </select>
             </div>
+            <label class="check" for="interleave">
+                <input
+                    type="checkbox"
+                    id="interleave"
+                    data-testid="interleave"
+                    prop:checked=move || form.interleave.get()
+                    on:change=move |ev| form.interleave.set(event_target_checked(&ev))
+                />
+                "Interleave the cases' rounds (round-robin, so drift hits every case alike)"
+            </label>
             <fieldset>
                 <legend>"Clients"</legend>
                 {boxes}

@@ -1,11 +1,16 @@
 //! The page's link to `httpbench serve`: when the page was served by it (`serve.json` answers beside the
 //! page), every finished run is posted back to its results endpoint, where the terminal prints it and saves
-//! it. `?import=URL,URL` (read by shared's `PageQuery`) loads result files at start (e.g. `/results/NAME.json`
+//! it, and the run's progress and a refusal of its plan go to its status endpoint (shared's `PageStatus`), so
+//! `run --browser` hears how the page is doing. `?import=URL,URL` (read by shared's `PageQuery`) loads result files at start (e.g. `/results/NAME.json`
 //! saved by the server), so a link can open a browser-vs-native comparison. On any other static host both
 //! quietly do nothing.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
 use gloo_net::http::Request;
 use httpbench_shared::model::Report;
+use httpbench_shared::protocol::PageStatus;
 use httpbench_shared::Source;
 use leptos::prelude::*;
 
@@ -17,13 +22,56 @@ use super::PageState;
 #[derive(serde::Deserialize)]
 struct ServeDescription {
     results: String,
+    /// Where the page posts its status (a server older than the status endpoint names none).
+    #[serde(default)]
+    status: Option<String>,
+}
+
+thread_local! {
+    /// `serve.json` as first read: `Some(None)` once it is known that no `httpbench serve` served the page.
+    static DESCRIPTION: RefCell<Option<Option<Rc<ServeDescription>>>> = const { RefCell::new(None) };
+    /// When the last progress was posted (ms since the epoch).
+    static LAST_PROGRESS_MS: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// Least time between two progress posts: the CLI's wait allows a minute of silence, and each post is a
+/// request beside the measured ones.
+const PROGRESS_POST_MS: f64 = 5_000.0;
+
+/// The server's description, read once per page load.
+async fn description() -> Option<Rc<ServeDescription>> {
+    if let Some(known) = DESCRIPTION.with_borrow(Clone::clone) {
+        return known;
+    }
+    let answer = Request::get("serve.json").send().await.ok().filter(|r| r.ok());
+    let read = match answer {
+        Some(r) => r.json::<ServeDescription>().await.ok().map(Rc::new),
+        None => None,
+    };
+    DESCRIPTION.with_borrow_mut(|d| *d = Some(read.clone()));
+    read
+}
+
+/// Tell `httpbench serve` how the run goes, if it served the page: a refusal at once, progress at most every
+/// [`PROGRESS_POST_MS`]. Best effort: nothing on the page waits for it.
+pub async fn post_status(status: PageStatus) {
+    if let PageStatus::Progress(_) = status {
+        let now = js_sys::Date::now();
+        if now - LAST_PROGRESS_MS.get() < PROGRESS_POST_MS {
+            return;
+        }
+        LAST_PROGRESS_MS.set(now);
+    }
+    let Some(path) = description().await.and_then(|d| d.status.clone()) else { return };
+    if let Ok(request) = Request::post(&path).header("content-type", "text/plain").body(status.to_body()) {
+        let _ = request.send().await;
+    }
 }
 
 /// Post `report` to the server that served the page, if it is `httpbench serve`; the outcome for the status
 /// line, or `None` when the page is hosted elsewhere.
 pub async fn post_back(report: &Report) -> Option<String> {
-    let description = Request::get("serve.json").send().await.ok().filter(|r| r.ok())?;
-    let results = description.json::<ServeDescription>().await.ok()?.results;
+    let results = description().await?.results.clone();
     let json = httpbench_shared::render::json(&[Source::new(report)]);
     let sent = match Request::post(&results).header("content-type", "application/json").body(json) {
         Ok(request) => request.send().await,

@@ -4,9 +4,11 @@
 //! histograms, each histogram named by its case) and whose `pending` is "a run is going on".
 
 use httpbench_shared::model::Report;
+use httpbench_shared::protocol::PageStatus;
 use httpbench_shared::session::Finished;
 use httpbench_shared::ErrorKind;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use super::serve_link;
 use crate::bench::{self, Cancel, Progress};
@@ -122,7 +124,8 @@ impl PageState {
         all
     }
 
-    /// Check the form and start a run; a refused setting is shown in the status line instead.
+    /// Check the form and start a run; a refused setting is shown in the status line instead, and told to
+    /// `httpbench serve` when it served the page (so `run --browser` fails at once with this message).
     pub fn start(self, raw: RawSettings) {
         if self.running.get_untracked() {
             return;
@@ -131,12 +134,13 @@ impl PageState {
             Ok(settings) => {
                 self.refused.set(false);
                 self.progress.set(None);
-                self.message.set(format!("Measuring the browser: {}…", settings.target));
+                self.message.set(format!("Measuring the browser: {}…", settings.targets.default));
                 self.run.dispatch_local(settings);
             }
             Err(e) => {
                 self.refused.set(true);
                 self.message.set(format!("Not started: {e}."));
+                spawn_local(serve_link::post_status(PageStatus::Refused(e)));
             }
         }
     }
@@ -160,7 +164,9 @@ async fn measure(
     cancel: StoredValue<Option<Cancel>, LocalStorage>,
 ) -> Finished {
     let on_progress = |p: Progress| {
-        message.set(progress_line(&p));
+        let line = progress_line(&p);
+        spawn_local(serve_link::post_status(PageStatus::Progress(line.clone())));
+        message.set(line);
         progress.set(Some(p));
     };
     let out = bench::run(&settings, &stop, &on_progress).await;
@@ -173,7 +179,7 @@ async fn measure(
         let requests: u64 = out.report.cases.iter().map(|c| c.iterations).sum();
         let page = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
         let unreached = out.report.cases.iter().all(|c| c.ok == 0 && c.errors.contains_key(&ErrorKind::Connect));
-        let hint = crate::settings::unreachable_hint(&page, &settings.target, unreached).unwrap_or_default();
+        let hint = crate::settings::unreachable_hint(&page, &settings.targets.default, unreached).unwrap_or_default();
         format!("Done: {cases} cases, {requests} measured requests.{posted}{hint}")
     });
     out

@@ -1,7 +1,7 @@
 //! The page's settings read from links and the form, natively: defaults, the query string through shared's
 //! `PageQuery`, the duration that replaces the count, and the messages that name a bad value.
 
-use std::time::Duration;
+use httpbench_shared::Mode;
 
 use super::*;
 
@@ -26,20 +26,45 @@ fn query_overrides_defaults_and_decodes() {
     ));
     assert!(s.autorun);
     let r = s.check().unwrap();
-    assert_eq!(r.target, "http://127.0.0.1:8080/bytes/10");
+    assert_eq!(r.targets, Targets::one("http://127.0.0.1:8080/bytes/10"));
     assert_eq!(r.plan, Plan { budget: Budget::Count(40), warmup: 2, rounds: 2, interleave: true });
-    assert_eq!(r.clients, ["fetch", "xhr"]);
-    assert_eq!(r.modes, [Mode::Reuse]);
-    assert_eq!(r.concurrency, [1, 8]);
-    assert_eq!(from_link("").check().unwrap().concurrency, [1], "sequential unless the link says");
+    assert_eq!(r.matrix.clients, ["fetch", "xhr"]);
+    assert_eq!(r.matrix.modes, [Mode::Reuse]);
+    assert_eq!(r.matrix.concurrency, [1, 8]);
+    assert_eq!(from_link("").check().unwrap().matrix.concurrency, [1], "sequential unless the link says");
+}
+
+#[test]
+fn a_link_carries_the_whole_plan_of_run_browser() {
+    let q = concat!(
+        "?target=https%3A%2F%2F127.0.0.1%3A8443%2F&target_h1=https%3A%2F%2F127.0.0.1%3A8444%2F",
+        "&n=40&rounds=2&interleave=0&timeout=2500ms&clients=fetch&mode=both&http=both&c=1,8",
+        "&size=0,16384&delay=5ms"
+    );
+    let r = from_link(q).check().unwrap();
+    assert!(!r.plan.interleave);
+    assert_eq!(r.timeout, Duration::from_millis(2500));
+    assert_eq!(r.targets.of_version(HttpVersion::Http11), "https://127.0.0.1:8444/");
+    assert_eq!(r.targets.of_version(HttpVersion::Http2), "https://127.0.0.1:8443/");
+    let m = &r.matrix;
+    assert_eq!((m.tls, m.negotiated), (true, false));
+    assert_eq!(m.http_versions, [HttpVersion::Http11, HttpVersion::Http2]);
+    assert_eq!((m.body_sizes.clone(), m.server_delays_ms.clone()), (vec![Some(0), Some(16384)], vec![Some(5)]));
+    let (cases, skipped) = m.cases();
+    assert_eq!(cases.len(), 2 * 2 * 2 * 2 - 2, "fresh over HTTP/2 at 8 in flight is left out, at both sizes");
+    assert_eq!(skipped, ["fetch/fresh over HTTP/2 at concurrency 8 (a browser multiplexes its requests in flight on one HTTP/2 connection)"]);
+    let by_hand = from_link("?target=https%3A%2F%2Fh%2F").check().unwrap().matrix;
+    assert!(by_hand.negotiated && by_hand.http_versions == [HttpVersion::Http2], "{by_hand:?}");
+    assert_eq!(from_link("").check().unwrap().matrix.http_versions, [HttpVersion::Http11]);
+    assert_eq!(from_link("").check().unwrap().timeout, DEFAULT_TIMEOUT);
 }
 
 #[test]
 fn defaults_run_every_client_of_this_build_in_both_modes_by_count() {
     let d = RawSettings::defaults(ORIGIN).check().unwrap();
-    assert_eq!(d.target, "http://127.0.0.1:9000/");
-    assert_eq!(d.clients, available_clients());
-    assert_eq!(d.modes, [Mode::Fresh, Mode::Reuse]);
+    assert_eq!(d.targets.default, "http://127.0.0.1:9000/");
+    assert_eq!(d.matrix.clients, available_clients());
+    assert_eq!(d.matrix.modes, [Mode::Fresh, Mode::Reuse]);
     assert_eq!(d.plan, Plan { budget: Budget::Count(500), warmup: 20, rounds: 5, interleave: true });
     assert_eq!(RawSettings::defaults("null").target, "http://127.0.0.1:8080/");
     assert_eq!(from_link(""), RawSettings::defaults(ORIGIN), "an empty query leaves every default");
@@ -81,17 +106,31 @@ fn a_bad_duration_is_named() {
 #[test]
 fn client_lists_keep_the_order_given_and_all_expands() {
     let r = from_link("clients=js-fetch,fetch,js-fetch").check().unwrap();
-    assert_eq!(r.clients, ["js-fetch", "fetch"]);
+    assert_eq!(r.matrix.clients, ["js-fetch", "fetch"]);
     let r = from_link("clients=xhr,all").check().unwrap();
-    assert_eq!(r.clients[0], "xhr");
-    assert_eq!(r.clients.len(), available_clients().len());
+    assert_eq!(r.matrix.clients[0], "xhr");
+    assert_eq!(r.matrix.clients.len(), available_clients().len());
 }
 
 #[test]
 fn bad_values_are_named() {
-    assert_eq!(refused(|s| s.count = "0".into()), "count '0' must be a whole number from 1 to 1000000");
-    assert!(refused(|s| s.rounds = "x".into()).starts_with("rounds 'x'"));
+    assert_eq!(refused(|s| s.count = "0".into()), "count 0 is out of range: give 1 to 1000000");
+    assert_eq!(refused(|s| s.count = "2000000".into()), "count 2000000 is out of range: give 1 to 1000000");
+    assert_eq!(refused(|s| s.rounds = "200".into()), "rounds 200 is out of range: give 1 to 100");
+    assert!(refused(|s| s.rounds = "x".into()).starts_with("rounds 'x' must be a whole number"));
     assert!(refused(|s| s.warmup = "-1".into()).starts_with("warm-up '-1'"));
+    assert!(refused(|s| s.count = "3".into()).starts_with("count 3 is fewer than rounds 5"));
+    assert!(refused(|s| s.timeout = "0".into()).starts_with("timeout '0' is not a usable timeout"));
+    assert!(refused(|s| s.interleave = "maybe".into()).starts_with("interleave 'maybe'"));
+    assert!(refused(|s| s.body_sizes = "2g".into()).starts_with("body sizes: '2g'"));
+    assert!(refused(|s| s.server_delays = "soon".into()).starts_with("server delays: 'soon'"));
+    assert!(refused(|s| s.http = "3".into()).starts_with("http: HTTP version '3'"));
+    assert!(refused(|s| s.http = "2".into()).contains("over TLS only"));
+    let e = refused(|s| {
+        s.target = "https://h:1/".into();
+        (s.http, s.mode, s.concurrency) = ("2".into(), "fresh".into(), "8".into());
+    });
+    assert!(e.starts_with("no case can run: fetch/fresh over HTTP/2 at concurrency 8"), "{e}");
     let e = refused(|s| s.clients = "curl".into());
     assert!(e.starts_with("unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
     assert!(refused(|s| s.clients = String::new()).contains("names no client"));

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use httpbench_shared::CpuTime;
 
 use super::pipe::LineReader;
-use crate::child::KillOnDrop;
+use crate::process::KillOnDrop;
 use crate::progress::Printer;
 
 /// Lines of an adapter's stderr kept for the reason of a failure.
@@ -42,7 +42,7 @@ impl Adapter {
     /// Start `cmd` (its three pipes set up by the caller) in a process group of its own; its stderr lines are
     /// printed as `httpbench: LABEL says: ...`.
     pub fn spawn(cmd: &mut Command, label: &str, printer: &Printer) -> std::io::Result<Adapter> {
-        crate::child::die_with_parent(cmd);
+        crate::process::die_with_parent(cmd);
         let mut child = KillOnDrop::spawn(cmd)?;
         let missing = || std::io::Error::other("the adapter's pipes were not set up");
         let stdin = child.stdin.take();

@@ -1,7 +1,8 @@
 //! The target server as a child process of `httpbench run`: started from this same binary, its address read
-//! from the first line it prints, then every `saved PATH` line it prints when the page posts a result handed
-//! over a channel (so `run --browser` learns of the page's result the moment it lands, without polling a
-//! folder). Killed when the run ends, and by the kernel if the parent dies first.
+//! from the first line it prints, then every `saved PATH` line it prints when the page posts a result and
+//! every `page STATUS` line when the page posts its status, handed over a channel as [`ServerEvent`]s (so
+//! `run --browser` hears of the page's progress, refusal or result the moment it lands, without polling).
+//! Killed when the run ends, and by the kernel if the parent dies first.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -9,9 +10,10 @@ use std::process::{ChildStdout, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 
 use anyhow::{bail, Context};
+use httpbench_shared::protocol::PageStatus;
 use url::Url;
 
-use crate::child::{die_with_parent, KillOnDrop};
+use crate::process::{die_with_parent, KillOnDrop};
 
 /// A running child server; dropping it stops the server.
 pub struct ChildServer {
@@ -22,7 +24,26 @@ pub struct ChildServer {
     pub ca: Option<PathBuf>,
     /// Over HTTPS: the SPKI pin of its key (what Chromium is told to accept).
     pub pin: Option<String>,
-    saved: Receiver<PathBuf>,
+    events: Receiver<ServerEvent>,
+}
+
+/// What the server tells its parent about the page it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// The page posted a result file, saved here.
+    Saved(PathBuf),
+    /// The page posted its status.
+    Page(PageStatus),
+}
+
+impl ServerEvent {
+    /// The event a line of the server's stdout tells, if any.
+    fn of_line(line: &str) -> Option<ServerEvent> {
+        if let Some(path) = line.strip_prefix(super::SAVED_LINE) {
+            return Some(ServerEvent::Saved(PathBuf::from(path)));
+        }
+        line.strip_prefix(super::STATUS_LINE).and_then(PageStatus::parse).map(ServerEvent::Page)
+    }
 }
 
 impl ChildServer {
@@ -48,18 +69,16 @@ impl ChildServer {
             ),
             _ => (None, None),
         };
-        let (tx, saved) = channel();
+        let (tx, events) = channel();
         // Ends when the server's stdout closes (the server exited) or the receiver is gone.
         std::thread::spawn(move || {
-            for line in lines.lines().map_while(Result::ok) {
-                if let Some(path) = line.strip_prefix(super::SAVED_LINE) {
-                    if tx.send(PathBuf::from(path)).is_err() {
-                        break;
-                    }
+            for event in lines.lines().map_while(Result::ok).filter_map(|l| ServerEvent::of_line(&l)) {
+                if tx.send(event).is_err() {
+                    break;
                 }
             }
         });
-        Ok(ChildServer { child, url, ca, pin, saved })
+        Ok(ChildServer { child, url, ca, pin, events })
     }
 
     /// The child's process id (for CPU placement and diagnostics).
@@ -67,9 +86,9 @@ impl ChildServer {
         self.child.id()
     }
 
-    /// The result files the server saved, one message per file, in the order it saved them.
-    pub fn saved_results(&self) -> &Receiver<PathBuf> {
-        &self.saved
+    /// What the server heard from the page, in order: its statuses and the result files it saved.
+    pub fn events(&self) -> &Receiver<ServerEvent> {
+        &self.events
     }
 }
 

@@ -1,0 +1,140 @@
+//! The browser front end of `httpbench run --browser`: the browser half of the run session, run by the page
+//! in a real headless Chromium against the embedded server(s). The CLI builds the browser cases' matrix once
+//! ([`matrix`]: checked up front by [`check`], so a plan the page would refuse exits 2 naming the flag) and
+//! hands the whole plan to one page run ([`page`]); the page runs one session over that matrix and posts its
+//! final report, which the CLI only merges with the native one, noting where Chromium ran.
+
+mod chromium;
+mod page;
+
+use std::sync::atomic::AtomicBool;
+
+use httpbench_shared::model::{HttpVersion, Pin};
+use httpbench_shared::session::{Matrix, Targets};
+use httpbench_shared::{EnvironmentKind, Report};
+
+pub use chromium::{find_chromium, CHROMIUM_FLAGS};
+
+use crate::options::{BrowserOptions, RunOptions};
+use crate::placement;
+use crate::progress::Progress;
+use crate::server::spawned::ChildServer;
+use crate::usage::Usage;
+
+/// The browser cases' dimensions: the run's, for the browser clients (the page builds the same matrix from
+/// its query). Over plaintext the browser speaks HTTP/1.1.
+pub fn matrix(options: &RunOptions, b: &BrowserOptions) -> Matrix {
+    let mut m =
+        Matrix::new(EnvironmentKind::Browser, b.clients.iter().map(|c| c.to_string()).collect(), options.modes.clone());
+    m.tls = options.tls || options.url.as_ref().is_some_and(|u| u.scheme() == "https");
+    if m.tls {
+        m.http_versions = options.http_versions.clone();
+    }
+    m.body_sizes = options.load.body_sizes.clone();
+    m.server_delays_ms = options.load.server_delays_ms.clone();
+    m.concurrency = options.load.concurrency.clone();
+    m
+}
+
+/// Refuse a browser half with no case to run (every one left out by the matrix's rules), before any work.
+pub fn check(options: &RunOptions, b: &BrowserOptions) -> Result<(), Usage> {
+    match matrix(options, b).cases() {
+        (cases, _) if !cases.is_empty() => Ok(()),
+        (_, skipped) => Err(Usage(format!(
+            "--browser: no browser case can run: {}; add --mode reuse or a level of 1 to -c",
+            skipped.join("; ")
+        ))),
+    }
+}
+
+/// For `--browser --tls --http both`: a second embedded server that offers only `http/1.1` by ALPN, the
+/// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
+/// offers h2 too). With one version the first server offers only that one.
+pub fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
+    let wanted = options.tls && options.http_versions.len() > 1;
+    Ok(match &options.browser {
+        Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), "1.1".into()])?),
+        _ => None,
+    })
+}
+
+/// The servers and URL the browser half requests.
+pub struct BrowserTargets<'a> {
+    /// The embedded server: it serves the page, saves its results, and is the target (HTTP/2 over TLS).
+    pub server: &'a ChildServer,
+    /// Over TLS, the server offering only HTTP/1.1.
+    pub h1: Option<&'a ChildServer>,
+    /// The run's target URL on `server`.
+    pub url: &'a url::Url,
+}
+
+impl BrowserTargets<'_> {
+    /// The URLs of the browser cases: the run's, and over TLS HTTP/1.1's on the server that offers it alone.
+    fn targets(&self) -> Targets {
+        let mut targets = Targets::one(self.url.as_str());
+        if let Some(h1) = self.h1 {
+            let url = h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone());
+            targets.per_version.push((HttpVersion::Http11, url.to_string()));
+        }
+        targets
+    }
+
+    /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
+    fn pins(&self) -> Vec<String> {
+        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.pin.clone()).collect()
+    }
+}
+
+/// Where Chromium runs for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
+/// process could use before it pinned itself.
+pub fn place_browser(
+    options: &RunOptions,
+    allowed: Option<&[usize]>,
+    server_cpus: Option<&[usize]>,
+) -> Result<Option<BrowserPlacement>, Usage> {
+    match &options.browser {
+        Some(b) if cfg!(target_os = "linux") => Ok(Some(BrowserPlacement {
+            pin: b.pin,
+            cpus: placement::browser_cpus(b.pin, allowed.unwrap_or_default(), server_cpus).map_err(|e| Usage(e.0))?,
+            server_cpus: server_cpus.map(<[usize]>::to_vec),
+        })),
+        _ => Ok(None),
+    }
+}
+
+/// Where Chromium is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
+pub struct BrowserPlacement {
+    pin: Pin,
+    cpus: Vec<usize>,
+    server_cpus: Option<Vec<usize>>,
+}
+
+/// The browser half of `run --browser`: one page run of the whole plan in headless Chromium, on our server;
+/// the page's report as it posted it, with where Chromium ran (which only the CLI knows). A plan the page
+/// refused is a [`Usage`] error with the page's message.
+pub fn run(
+    options: &RunOptions,
+    b: &BrowserOptions,
+    targets: &BrowserTargets<'_>,
+    placed: Option<BrowserPlacement>,
+    stop: &AtomicBool,
+) -> anyhow::Result<Report> {
+    let matrix = matrix(options, b);
+    let targets_of_cases = targets.targets();
+    let plan =
+        page::PagePlan { plan: &options.plan, matrix: &matrix, targets: &targets_of_cases, timeout: options.timeout };
+    let pins = targets.pins();
+    let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
+    let chromium = chromium::Chromium { path: &b.chromium, cpus, spki_pins: &pins };
+    let progress = Progress::stages(options.progress);
+    progress.stage("browser: starting Chromium");
+    let on_progress = |stage: &str| progress.stage(&format!("browser: {stage}"));
+    let url = plan.url(&targets.server.url);
+    let run = page::run(&chromium, &url, targets.server.events(), options.timeout, stop, &on_progress);
+    progress.finish();
+    let page::PageResult { mut report, cpus } = run?;
+    if let Some(p) = placed {
+        report.environment.placement = Some(placement::record(p.pin, cpus, p.server_cpus));
+    }
+    Ok(report)
+}
