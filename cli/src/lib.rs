@@ -5,21 +5,23 @@
 //! output. Exit codes: 0 all requests ok, 1 some failed or a file could not be written (the report is still
 //! printed), 2 bad command line or input files.
 
-pub mod args;
+mod args;
+// Public for the end-to-end tests (finding Chromium as `run --browser` does, its flags, the process guard)
+// and the criterion benches (the client drivers); everything else is private, so dead code shows.
 pub mod browser;
 pub mod clients;
-pub mod compare;
-pub mod cpu;
-pub mod environment;
+mod compare;
+mod cpu;
+mod environment;
 pub mod link;
-pub mod options;
-pub mod output;
-pub mod placement;
+mod options;
+mod output;
+mod placement;
 pub mod process;
-pub mod progress;
-pub mod runner;
-pub mod server;
-pub mod usage;
+mod progress;
+mod runner;
+mod server;
+mod usage;
 
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;

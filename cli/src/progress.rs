@@ -79,11 +79,6 @@ pub struct Printer {
 }
 
 impl Printer {
-    /// A printer for a run without a bar.
-    pub fn plain() -> Self {
-        Printer { bar: None }
-    }
-
     /// Print `line` on stderr, above the bar.
     pub fn line(&self, line: &str) {
         match &self.bar {

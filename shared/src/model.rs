@@ -1,7 +1,8 @@
 //! The result file: one serde type tree shared by the CLI and the page, every field documented, units in names.
 //!
 //! A result file is a [`Report`] serialized as JSON. Its shape is versioned by [`SCHEMA_VERSION`]; the committed
-//! JSON Schema (`schema/result-v1.schema.json`) is generated from these types and checked against real output.
+//! JSON Schema (`schema/result-v3.schema.json`, the frozen v1 and v2 beside it) is generated from these types
+//! and checked against real output.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,7 +24,8 @@ mod placement;
 pub use http::HttpVersion;
 pub use placement::{Pin, Placement};
 
-/// One benchmark run: where it ran, what it measured, and one [`Case`] per (client, mode).
+/// One benchmark run: where it ran, what it measured, and one [`Case`] per cell of its matrix (client, mode,
+/// HTTP version, body size, server delay, requests in flight).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
@@ -272,7 +274,7 @@ impl named::Named for ErrorKind {
 
 named::deserialize_by_name!(EnvironmentKind, Mode, ErrorKind);
 
-/// The figures of one (client, mode) case.
+/// The figures of one case: a client in one mode, over one HTTP version, at one load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]

@@ -1,6 +1,6 @@
 //! The run session both front ends drive: the plan (warm-up, rounds, interleaving, a count or a duration), one
 //! recorder per case, and the settings, in one sans-IO state machine (the pattern of quinn-proto and hyper's
-//! protocol cores). The CLI's runner and the page's loop ask it what to run next ([`Session::next`]), do the
+//! protocol cores). The CLI's runner and the page's loop ask it what to run next ([`Session::next_step`]), do the
 //! requests and read their own clock, hand back each outcome with its duration and each round's wall time,
 //! and finally take the [`Report`] from it. A new dimension of a case is added here once, not per front end.
 
@@ -301,7 +301,7 @@ impl Session {
         };
     }
 
-    /// Stop the run: [`Session::next`] answers [`Step::Done`] from now on. What was measured is kept.
+    /// Stop the run: [`Session::next_step`] answers [`Step::Done`] from now on. What was measured is kept.
     pub fn stop(&mut self) {
         self.stopped = true;
     }

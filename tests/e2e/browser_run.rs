@@ -3,11 +3,11 @@
 //! `httpbench serve`, and a screenshot of the page comparing both, from the files the server saved.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{run, scratch, Serve};
+use crate::helpers::{run, scratch, wait_for, wait_until, Serve};
 use crate::page::{launch, root, row_labels, screenshot, state, testid};
 use crate::schema::validate;
 
@@ -153,22 +153,11 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
     tab.set_default_timeout(Duration::from_secs(60));
     let page = format!("{}app/?n=100&warmup=5&rounds=2&clients=fetch,js-fetch&mode=reuse&autorun=1", serve.url);
     tab.navigate_to(&page).unwrap().wait_until_navigated().unwrap();
-    let start = Instant::now();
-    let posted = loop {
-        let files: Vec<PathBuf> = std::fs::read_dir(&results)
-            .map(|d| {
-                d.filter_map(Result::ok)
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(f) = files.first() {
-            break f.clone();
-        }
-        assert!(start.elapsed() < Duration::from_secs(180), "nothing posted; status: {}", testid(&tab, "status"));
-        std::thread::sleep(Duration::from_millis(200));
+    let saved_file = || {
+        let files = std::fs::read_dir(&results).ok()?.filter_map(Result::ok).map(|e| e.path());
+        files.into_iter().find(|p| p.extension().is_some_and(|e| e == "json"))
     };
+    let posted = wait_for("a posted result", Duration::from_secs(180), saved_file, || testid(&tab, "status"));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&posted).unwrap()).unwrap();
     validate(&saved);
     assert_eq!(saved["environment"]["kind"], "browser");
@@ -194,11 +183,7 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
     let name = posted.file_name().unwrap().to_str().unwrap();
     let compare = format!("{}app/?import=/results/native.json,/results/{name}", serve.url);
     tab.navigate_to(&compare).unwrap().wait_until_navigated().unwrap();
-    let start = Instant::now();
-    while row_labels(&tab).len() < 4 {
-        assert!(start.elapsed() < Duration::from_secs(30), "no comparison; status: {}", testid(&tab, "status"));
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    wait_until("the comparison", Duration::from_secs(30), || row_labels(&tab).len() >= 4, || testid(&tab, "status"));
     let labels = row_labels(&tab);
     assert!(
         labels.iter().any(|l| l.starts_with("native/curl")) && labels.iter().any(|l| l.starts_with("browser/fetch")),

@@ -13,6 +13,25 @@ use std::time::Duration;
 use httpbench::process::KillOnDrop;
 use serde_json::Value;
 
+/// Wait until `probe` gives a value, trying every 20 ms for at most `limit`; past it the test fails saying
+/// what it waited for and `why()` (the page's status line, say). The one bounded wait of these tests: a
+/// condition to wait for, never a pause that guesses how long something takes.
+pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>, why: impl Fn() -> String) -> T {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(v) = probe() {
+            return v;
+        }
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}; {}", why());
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// [`wait_for`] a condition.
+pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool, why: impl Fn() -> String) {
+    wait_for(what, limit, || done().then_some(()), why)
+}
+
 /// The `httpbench` binary built for these tests.
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_httpbench"))

@@ -3,12 +3,12 @@
 //! environment panel says so, the timer steps like an isolated page's, and a benchmark against an `httpbench
 //! serve` on another port runs.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::PageQuery;
 
-use crate::helpers::Serve;
+use crate::helpers::{wait_until, Serve};
 use crate::page::{launch, plain_static_server, testid, try_eval};
 
 #[test]
@@ -31,15 +31,8 @@ fn on_a_host_without_headers_the_worker_isolates_the_page() {
     };
     tab.navigate_to(&format!("{site}?{}", query.to_query())).unwrap();
     let settled = "String(self.crossOriginIsolated && document.querySelector(\"[data-testid='status']\")?.dataset.state === 'done')";
-    let start = Instant::now();
-    while try_eval(&tab, settled) != "true" {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "not isolated and done; status: {}",
-            try_eval(&tab, "document.body.innerText.slice(0, 400)")
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let why = || try_eval(&tab, "document.body.innerText.slice(0, 400)");
+    wait_until("isolated and done", Duration::from_secs(120), || try_eval(&tab, settled) == "true", why);
     assert_eq!(testid(&tab, "isolation"), "by the page's service worker");
     let report = parse_reports(&testid(&tab, "result-json")).expect("the page's result file")[0].clone();
     assert_eq!(report.environment.cross_origin_isolated, Some(true));

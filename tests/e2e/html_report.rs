@@ -67,7 +67,7 @@ fn an_html_export_into_a_missing_directory_is_refused_before_running() {
 }
 
 #[test]
-#[ignore = "needs Chromium (/usr/bin/chromium): scripts/test.sh runs it"]
+#[ignore = "needs Chromium (on PATH or HTTPBENCH_CHROMIUM): scripts/test.sh runs it"]
 fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let dir = scratch("html-report-chromium");
     let path = dir.join("report.html");

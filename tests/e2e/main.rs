@@ -2,6 +2,7 @@
 //! servers written in the test, and Perl's seed script against `httpbench serve`). One test binary, a module
 //! per area.
 
+mod browser_plan;
 mod browser_run;
 mod command;
 mod compare;

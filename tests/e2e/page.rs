@@ -11,8 +11,7 @@ use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride;
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotFormatOption, Viewport};
@@ -21,7 +20,7 @@ use httpbench_shared::parse::parse_reports;
 
 use httpbench::process::KillOnDrop;
 
-use crate::helpers::{run, Serve};
+use crate::helpers::{run, wait_until, Serve};
 
 /// Where the page is mounted on the plain static host: a sub-path, as on any static host.
 const SUB_PATH: &str = "sub/httpbench/";
@@ -103,18 +102,18 @@ pub(crate) fn try_eval(tab: &Tab, js: &str) -> String {
 pub(crate) fn open(tab: &Tab, url: &str) {
     tab.navigate_to(url).unwrap();
     let ready = "String(self.crossOriginIsolated && !!document.querySelector(\"[data-testid='run']\"))";
-    let start = Instant::now();
-    while try_eval(tab, ready) != "true" {
-        assert!(start.elapsed() < Duration::from_secs(60), "the page at {url} never became ready and isolated");
-        thread::sleep(Duration::from_millis(100));
-    }
+    let why = || format!("the page at {url} never became ready and isolated");
+    wait_until("the page ready", Duration::from_secs(60), || try_eval(tab, ready) == "true", why);
 }
 
 /// Chromium with a fresh profile; the profile directory lives (and is removed) with the returned guard.
 pub(crate) fn launch() -> (Browser, tempfile::TempDir) {
     let profile = tempfile::tempdir().unwrap();
+    // Found as `run --browser` finds it: HTTPBENCH_CHROMIUM, else the names it tries on PATH.
+    let explicit = std::env::var_os("HTTPBENCH_CHROMIUM").map(PathBuf::from);
+    let chromium = httpbench::browser::find_chromium(explicit.as_deref()).unwrap_or_else(|e| panic!("{e}"));
     let options = LaunchOptions::default_builder()
-        .path(Some(PathBuf::from("/usr/bin/chromium")))
+        .path(Some(chromium))
         .headless(false) // --headless=new is in the args; the library's own flag is the old mode
         .sandbox(false)
         .window_size(Some((1280, 1800)))
@@ -123,8 +122,7 @@ pub(crate) fn launch() -> (Browser, tempfile::TempDir) {
         .args(httpbench::browser::CHROMIUM_FLAGS.iter().map(OsStr::new).collect())
         .build()
         .unwrap();
-    let browser =
-        Browser::new(options).expect("headless Chromium starts (/usr/bin/chromium; scripts/setup-web.sh installs it)");
+    let browser = Browser::new(options).expect("headless Chromium starts (scripts/setup-web.sh installs it)");
     (browser, profile)
 }
 
@@ -166,7 +164,10 @@ pub(crate) fn screenshot(tab: &Tab, width: u32, name: &str) -> PathBuf {
         device_posture: None,
     })
     .unwrap();
-    thread::sleep(Duration::from_millis(300)); // let the layout settle at the new width
+    // The layout at the new width is drawn once the viewport has it and two frames have been painted.
+    let settled = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(String(innerWidth)))))";
+    let drawn = || tab.evaluate(settled, true).ok().and_then(|v| v.value).and_then(|v| v.as_str().map(str::to_string));
+    wait_until("the new width drawn", Duration::from_secs(10), || drawn() == Some(width.to_string()), String::new);
     let height: f64 = eval(tab, "String(document.documentElement.scrollHeight)").parse().unwrap();
     let shot = tab
         .call_method(CaptureScreenshot {
@@ -226,16 +227,11 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let query = format!("?target={}&n=200&warmup=20&rounds=4&clients=all&mode=both", site.target);
     open(&tab, &format!("{}{query}", site.page));
     tab.wait_for_element("[data-testid='run']").unwrap().click().unwrap();
-    let start = Instant::now();
-    while state(&tab) != "done" {
-        assert!(
-            start.elapsed() < Duration::from_secs(240),
-            "no result after 4 min; status: {}",
-            testid(&tab, "status")
-        );
+    let done = || {
         assert_ne!(state(&tab), "invalid", "{}", testid(&tab, "status"));
-        thread::sleep(Duration::from_millis(200));
-    }
+        state(&tab) == "done"
+    };
+    wait_until("the run done", Duration::from_secs(240), done, || testid(&tab, "status"));
     let report = testid(&tab, "report");
     let artifacts = root().join("tests/artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
@@ -277,11 +273,8 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
         run(&["run", &site.target, "-n", "300", "--clients", "curl,raw", "--mode", "reuse", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     paste_import(&tab, &cli_json);
-    let start = Instant::now();
-    while !row_labels(&tab).iter().any(|l| l.starts_with("native/")) {
-        assert!(start.elapsed() < Duration::from_secs(30), "no import; error: {}", testid(&tab, "import-error"));
-        thread::sleep(Duration::from_millis(50));
-    }
+    let imported = || row_labels(&tab).iter().any(|l| l.starts_with("native/"));
+    wait_until("the import", Duration::from_secs(30), imported, || testid(&tab, "import-error"));
     assert_eq!(testid(&tab, "import-error"), "");
     let labels = row_labels(&tab);
     assert!(labels.contains(&"browser/fetch/reuse".to_string()), "{labels:?}");
@@ -326,11 +319,7 @@ fn an_imported_scan_draws_its_scan_charts() {
     assert_eq!(code, 0, "{err}");
     paste_import(&tab, &json);
     let count = || eval(&tab, "String(document.querySelectorAll(\"[data-testid='scan-chart']\").length)");
-    let start = Instant::now();
-    while count() == "0" {
-        assert!(start.elapsed() < Duration::from_secs(30), "no scan chart; error: {}", testid(&tab, "import-error"));
-        thread::sleep(Duration::from_millis(50));
-    }
+    wait_until("a scan chart", Duration::from_secs(30), || count() != "0", || testid(&tab, "import-error"));
     // Requests in flight (rate), body size (rate and MB/s).
     assert_eq!(count(), "3");
     let titles = eval(

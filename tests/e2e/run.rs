@@ -212,11 +212,8 @@ fn ctrl_c_reports_and_exports_what_was_measured() {
         .spawn()
         .unwrap();
     // Interrupt once the client is measuring, not after a guessed pause.
-    let start = std::time::Instant::now();
-    while server.answered.load(std::sync::atomic::Ordering::Relaxed) < 200 {
-        assert!(start.elapsed() < std::time::Duration::from_secs(60), "the run never started measuring");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    let measuring = || server.answered.load(std::sync::atomic::Ordering::Relaxed) >= 200;
+    crate::helpers::wait_until("the run measuring", std::time::Duration::from_secs(60), measuring, String::new);
     // SAFETY: sending SIGINT to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

@@ -61,10 +61,11 @@ impl CurlDriver {
     }
 
     fn perform(&mut self) -> Result<Outcome, curl::Error> {
-        if self.handle.is_none() || self.config.mode == Mode::Fresh {
-            self.handle = Some(new_handle(&self.config)?);
-        }
-        let Some(h) = self.handle.as_mut() else { unreachable!("set just above") };
+        // Fresh: a new handle for every request; reuse: the one kept.
+        let h = match self.handle.as_mut() {
+            Some(h) if self.config.mode == Mode::Reuse => h,
+            _ => self.handle.insert(new_handle(&self.config)?),
+        };
         *h.get_mut() = Counter::default();
         h.perform()?;
         outcome_of(h)

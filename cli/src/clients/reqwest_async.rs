@@ -41,18 +41,21 @@ pub fn new_client(config: &DriverConfig) -> Result<Client, Failure> {
 
 impl Driver for ReqwestAsyncDriver {
     fn request(&mut self) -> Outcome {
-        if self.client.is_none() || self.config.mode == Mode::Fresh {
-            // Building a client needs the runtime for its connector.
-            let _guard = self.runtime.enter();
-            match new_client(&self.config) {
-                Ok(c) => self.client = Some(c),
-                Err(e) => {
-                    self.last_error = Some(e.describe());
-                    return e.outcome();
+        // Fresh: a new client for every request; reuse: the one kept.
+        let client = match &self.client {
+            Some(c) if self.config.mode == Mode::Reuse => c.clone(),
+            _ => {
+                // Building a client needs the runtime for its connector.
+                let _guard = self.runtime.enter();
+                match new_client(&self.config) {
+                    Ok(c) => self.client.insert(c).clone(),
+                    Err(e) => {
+                        self.last_error = Some(e.describe());
+                        return e.outcome();
+                    }
                 }
             }
-        }
-        let Some(client) = self.client.clone() else { unreachable!("set just above") };
+        };
         let url = self.config.url.clone();
         self.runtime.block_on(get(&client, url)).unwrap_or_else(|e| {
             self.last_error = Some(super::classify::describe(&e));

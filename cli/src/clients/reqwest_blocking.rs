@@ -26,10 +26,11 @@ impl ReqwestDriver {
     }
 
     fn perform(&mut self) -> Result<Outcome, Failure> {
-        if self.client.is_none() || self.config.mode == Mode::Fresh {
-            self.client = Some(new_client(&self.config)?);
-        }
-        let Some(client) = self.client.as_ref() else { unreachable!("set just above") };
+        // Fresh: a new client for every request; reuse: the one kept.
+        let client = match self.client.as_ref() {
+            Some(c) if self.config.mode == Mode::Reuse => c,
+            _ => self.client.insert(new_client(&self.config)?),
+        };
         let deadline = Instant::now() + self.config.timeout;
         let mut response = client.get(self.config.url.as_str()).send()?;
         let status = response.status().as_u16();

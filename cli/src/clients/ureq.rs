@@ -28,10 +28,11 @@ impl UreqDriver {
     }
 
     fn perform(&mut self) -> Result<Outcome, ureq::Error> {
-        if self.agent.is_none() || self.config.mode == Mode::Fresh {
-            self.agent = Some(new_agent(&self.config));
-        }
-        let Some(agent) = self.agent.as_ref() else { unreachable!("set just above") };
+        // Fresh: a new agent for every request; reuse: the one kept.
+        let agent = match self.agent.as_ref() {
+            Some(a) if self.config.mode == Mode::Reuse => a,
+            _ => self.agent.insert(new_agent(&self.config)),
+        };
         let mut response = agent.get(self.config.url.as_str()).call()?;
         let status = response.status().as_u16();
         let http = (response.version() == ureq::http::Version::HTTP_11).then_some(HttpVersion::Http11);

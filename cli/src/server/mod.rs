@@ -29,8 +29,6 @@ use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
-pub use routes::{INDEX_HTML, MAX_BYTES};
-
 /// With `--quiet`, the server prints this and the file's path on stdout for every result file it saved: the
 /// line `run --browser` waits for (it reads the child server's stdout).
 pub const SAVED_LINE: &str = "saved ";
