@@ -82,13 +82,12 @@ pub fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSettings {
     RawSettings {
         target: target.to_string(),
         count: n.to_string(),
-        duration: String::new(),
         warmup: "2".into(),
         rounds: "2".into(),
         clients: clients.into(),
         mode: mode.into(),
-        concurrency: "1".into(),
         autorun: true,
+        ..RawSettings::defaults("")
     }
 }
 
