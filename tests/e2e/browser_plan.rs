@@ -37,6 +37,12 @@ impl BrowserRun {
         BrowserRun { args: all, export }
     }
 
+    /// More arguments.
+    pub fn args(mut self, more: &[&str]) -> Self {
+        self.args.extend(more.iter().map(|a| a.to_string()));
+        self
+    }
+
     /// Run it to its end; each exported report is checked against the schema.
     pub fn run(self) -> BrowserRunOutput {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::browser_plan::BrowserRun;
 use crate::helpers::{run, scratch, wait_for, wait_until, Serve};
 use crate::page::{launch, root, row_labels, screenshot, state, testid};
 use crate::schema::validate;
@@ -25,37 +26,20 @@ pub fn dist() -> PathBuf {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_reports_native_and_browser_cases_together() {
-    let dist = dist();
-    let dir = scratch("run-browser");
-    let combined = dir.join("combined.json");
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "-n",
-        "200",
-        "--warmup",
-        "10",
-        "--rounds",
-        "2",
-        "--clients",
-        "curl,ureq,reqwest",
-        "--page-dir",
-        dist.to_str().unwrap(),
-        "--export-json",
-        combined.to_str().unwrap(),
-    ]);
+    let r = BrowserRun::new(
+        "run-browser",
+        &["-n", "200", "--warmup", "10", "--rounds", "2", "--clients", "curl,ureq,reqwest"],
+    )
+    .run();
+    let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     for label in ["native/curl/fresh", "native/reqwest/reuse", "browser/fetch/reuse", "browser/js-fetch/fresh"] {
         assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
     }
     let chart = out.lines().find(|l| l.trim_start().starts_with("Rate ")).expect("one cmpthese chart");
     assert!(chart.contains("native/ureq/fresh") && chart.contains("browser/gloo-net/reuse"), "{chart}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
-    let reports = v.as_array().expect("the combined file holds both reports");
-    assert_eq!(reports.len(), 2);
-    for r in reports {
-        validate(r);
-    }
+    let reports = &r.reports;
+    assert_eq!(reports.len(), 2, "the combined file holds both reports");
     assert_eq!(
         (reports[0]["environment"]["kind"].as_str(), reports[1]["environment"]["kind"].as_str()),
         (Some("native"), Some("browser"))
@@ -85,31 +69,14 @@ fn run_browser_reports_native_and_browser_cases_together() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_with_a_duration_measures_each_case_for_it() {
-    let dist = dist();
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "--duration",
-        "2s",
-        "--warmup",
-        "5",
-        "--rounds",
-        "2",
-        "--clients",
-        "raw",
-        "--browser-clients",
-        "fetch,js-fetch",
-        "--mode",
-        "reuse",
-        "--format",
-        "json",
-        "--page-dir",
-        dist.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
-    let reports = v.as_array().expect("native and browser reports");
-    assert_eq!(reports.len(), 2, "{out}");
+    let args = ["--duration", "2s", "--warmup", "5", "--rounds", "2", "--clients", "raw"];
+    let r = BrowserRun::new("run-browser-duration", &[&args[..], &["--browser-clients", "fetch,js-fetch"]].concat())
+        .args(&["--mode", "reuse", "--format", "json"])
+        .run();
+    assert_eq!(r.code, 0, "{}", r.err);
+    let v: Value = serde_json::from_str(&r.out).unwrap();
+    let reports = v.as_array().expect("native and browser reports on stdout");
+    assert_eq!(reports.len(), 2, "{}", r.out);
     for r in reports {
         validate(r);
         assert_eq!(r["settings"]["duration_secs"], 2.0, "{}", r["settings"]);
@@ -241,37 +208,31 @@ fn the_pages_workflow_deploys_what_the_scripts_build() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_over_tls_measures_h1_and_h2() {
-    let dist = dist();
-    let dir = scratch("run-browser-tls");
-    let combined = dir.join("combined.json");
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "--tls",
-        "--http",
-        "both",
-        "-n",
-        "40",
-        "--warmup",
-        "4",
-        "--rounds",
-        "2",
-        "--clients",
-        "curl",
-        "--browser-clients",
-        "fetch,xhr",
-        "--page-dir",
-        dist.to_str().unwrap(),
-        "--export-json",
-        combined.to_str().unwrap(),
-    ]);
+    let r = BrowserRun::new(
+        "run-browser-tls",
+        &[
+            "--tls",
+            "--http",
+            "both",
+            "-n",
+            "40",
+            "--warmup",
+            "4",
+            "--rounds",
+            "2",
+            "--clients",
+            "curl",
+            "--browser-clients",
+            "fetch,xhr",
+        ],
+    )
+    .run();
+    let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     for label in ["native/curl/fresh/h2", "browser/fetch/reuse/h1", "browser/xhr/fresh/h2"] {
         assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
     }
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
-    let browser = &v.as_array().unwrap()[1];
-    validate(browser);
+    let browser = r.browser();
     assert_eq!(browser["settings"]["tls"], true, "{}", browser["settings"]);
     assert_eq!(browser["settings"]["http_versions"], serde_json::json!(["1.1", "2"]));
     assert!(browser["target"]["url"].as_str().unwrap().starts_with("https://127.0.0.1:"), "{}", browser["target"]);
@@ -297,35 +258,30 @@ fn run_browser_over_tls_measures_h1_and_h2() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
-    let dist = dist();
-    let dir = scratch("run-browser-c8");
-    let combined = dir.join("combined.json");
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "-c",
-        "1,8",
-        "-n",
-        "96",
-        "--warmup",
-        "16",
-        "--rounds",
-        "2",
-        "--mode",
-        "reuse",
-        "--clients",
-        "raw",
-        "--browser-clients",
-        "fetch,js-fetch",
-        "--page-dir",
-        dist.to_str().unwrap(),
-        "--export-json",
-        combined.to_str().unwrap(),
-    ]);
+    let r = BrowserRun::new(
+        "run-browser-c8",
+        &[
+            "-c",
+            "1,8",
+            "-n",
+            "96",
+            "--warmup",
+            "16",
+            "--rounds",
+            "2",
+            "--mode",
+            "reuse",
+            "--clients",
+            "raw",
+            "--browser-clients",
+            "fetch,js-fetch",
+        ],
+    )
+    .run();
+    let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("browser/fetch/c8") && out.contains("native/raw/c8"), "{out}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
-    let (native, browser) = (&v[0]["cases"], &v[1]["cases"]);
+    let (native, browser) = (&r.reports[0]["cases"], &r.reports[1]["cases"]);
     let at = |cases: &Value, client: &str, n: u64| -> Value {
         let found = cases
             .as_array()
@@ -356,38 +312,33 @@ fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
-    let dist = dist();
-    let dir = scratch("run-browser-conns");
-    let combined = dir.join("combined.json");
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "--tls",
-        "--http",
-        "both",
-        "-c",
-        "8",
-        "-n",
-        "96",
-        "--warmup",
-        "16",
-        "--rounds",
-        "2",
-        "--mode",
-        "reuse",
-        "--clients",
-        "curl-multi",
-        "--browser-clients",
-        "fetch",
-        "--page-dir",
-        dist.to_str().unwrap(),
-        "--export-json",
-        combined.to_str().unwrap(),
-    ]);
+    let r = BrowserRun::new(
+        "run-browser-conns",
+        &[
+            "--tls",
+            "--http",
+            "both",
+            "-c",
+            "8",
+            "-n",
+            "96",
+            "--warmup",
+            "16",
+            "--rounds",
+            "2",
+            "--mode",
+            "reuse",
+            "--clients",
+            "curl-multi",
+            "--browser-clients",
+            "fetch",
+        ],
+    )
+    .run();
+    let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
     let used = |half: usize, mode: &str, http: &str| -> u64 {
-        let cases = v[half]["cases"].as_array().unwrap();
+        let cases = r.reports[half]["cases"].as_array().unwrap();
         let c = cases.iter().find(|c| c["mode"] == mode && c["http_version"] == http);
         let c = c.unwrap_or_else(|| panic!("{mode} over {http}: {cases:#?}"));
         c["connections"].as_u64().unwrap_or_else(|| panic!("connections counted: {c:#}"))
@@ -402,27 +353,17 @@ fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
 
 /// Fresh mode over HTTP/2 with requests in flight is left out of the browser half, with why: Chromium puts them
 /// all on one connection, and fails those it queued on it when the server ends it (3-12 of 96 failed at 8 in
-/// flight). Sequential fresh requests still run, in a page run of their own; with nothing left to run the
-/// error says what to do.
+/// flight). The session's matrix leaves them out; the rest runs in the same page run; with nothing left to
+/// run the CLI refuses up front and says what to do.
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
-    let dist = dist();
-    let dir = scratch("run-browser-fresh-h2");
-    let combined = dir.join("combined.json");
-    let args = |levels: &'static str| {
-        let mut a = vec!["run", "--browser", "--tls", "--http", "2", "-c", levels, "-n", "24", "--warmup", "4"];
-        a.extend(["--rounds", "1", "--clients", "curl", "--browser-clients", "xhr", "--page-dir"]);
-        a
-    };
-    let mut all = args("1,8");
-    all.extend([dist.to_str().unwrap(), "--export-json", combined.to_str().unwrap()]);
-    let (code, out, err) = run(&all);
-    assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("left out: xhr/fresh over HTTP/2 at concurrency 8 (a browser multiplexes"), "{out}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
+    let args = ["--tls", "--http", "2", "-n", "24", "--warmup", "4", "--rounds", "1", "--clients", "curl"];
+    let r = BrowserRun::new("run-browser-fresh-h2", &args).args(&["--browser-clients", "xhr", "-c", "1,8"]).run();
+    assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
+    assert!(r.out.contains("left out: xhr/fresh over HTTP/2 at concurrency 8 (a browser multiplexes"), "{}", r.out);
     let names = |half: usize| -> Vec<String> {
-        let cases = v[half]["cases"].as_array().unwrap().iter();
+        let cases = r.reports[half]["cases"].as_array().unwrap().iter();
         let mut n: Vec<String> = cases
             .map(|c| format!("{}/c{}", c["mode"].as_str().unwrap(), c["concurrency"].as_u64().unwrap_or(1)))
             .collect();
@@ -431,12 +372,13 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
     };
     assert_eq!(names(0), ["fresh/c1", "fresh/c8", "reuse/c1", "reuse/c8"], "natively every case");
     assert_eq!(names(1), ["fresh/c1", "reuse/c1", "reuse/c8"]);
-    assert_eq!(v[1]["settings"]["modes"], serde_json::json!(["fresh", "reuse"]), "{}", v[1]["settings"]);
-    let mut none = args("8");
-    none.extend([dist.to_str().unwrap(), "--mode", "fresh"]);
-    let (code, _, err) = run(&none);
-    assert_ne!(code, 0);
-    assert!(err.contains("no browser case can run") && err.contains("--mode reuse"), "{err}");
+    let settings = &r.browser()["settings"];
+    assert_eq!(settings["modes"], serde_json::json!(["fresh", "reuse"]), "{settings}");
+    let none = BrowserRun::new("run-browser-fresh-h2-none", &args).args(&["--browser-clients", "xhr", "-c", "8"]);
+    let r = none.args(&["--mode", "fresh"]).run();
+    assert_eq!(r.code, 2, "refused up front: {}", r.err);
+    assert!(r.out.is_empty(), "before any work: {}", r.out);
+    assert!(r.err.contains("no browser case can run") && r.err.contains("--mode reuse"), "{}", r.err);
 }
 
 /// `run --browser --body-size 0,64k --server-delay 5ms`: the page runs once per size, each against the
@@ -445,39 +387,34 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_scans_body_sizes_with_a_server_delay() {
-    let dist = dist();
-    let dir = scratch("run-browser-load");
-    let combined = dir.join("combined.json");
-    let (code, out, err) = run(&[
-        "run",
-        "--browser",
-        "--body-size",
-        "0,64k",
-        "--server-delay",
-        "5ms",
-        "-n",
-        "24",
-        "--warmup",
-        "4",
-        "--rounds",
-        "2",
-        "--mode",
-        "reuse",
-        "--clients",
-        "raw",
-        "--browser-clients",
-        "fetch,js-fetch",
-        "--page-dir",
-        dist.to_str().unwrap(),
-        "--export-json",
-        combined.to_str().unwrap(),
-    ]);
+    let r = BrowserRun::new(
+        "run-browser-load",
+        &[
+            "--body-size",
+            "0,64k",
+            "--server-delay",
+            "5ms",
+            "-n",
+            "24",
+            "--warmup",
+            "4",
+            "--rounds",
+            "2",
+            "--mode",
+            "reuse",
+            "--clients",
+            "raw",
+            "--browser-clients",
+            "fetch,js-fetch",
+        ],
+    )
+    .run();
+    let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("browser/fetch/0: ") && out.contains("browser/js-fetch/64k: "), "{out}");
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&combined).unwrap()).unwrap();
-    let browser = v[1]["cases"].as_array().unwrap();
+    let browser = r.browser_cases();
     assert_eq!(browser.len(), 4, "two clients, two sizes: {browser:#?}");
-    assert_eq!(v[1]["target"], v[0]["target"], "the target as the run names it, not as a page run loaded it");
+    assert_eq!(r.reports[1]["target"], r.reports[0]["target"], "the target as the run names it, not a loaded one");
     for c in browser {
         let size = c["body_bytes"].as_u64().unwrap_or_else(|| panic!("the size asked for: {c:#}"));
         assert_eq!(c["server_delay_ms"], 5, "{c:#}");
