@@ -105,19 +105,15 @@ pub struct LoadParts {
 impl LoadParts {
     /// Append the parts to `label`.
     pub fn push_to(self, label: &mut String) {
-        // push_str and to_string, not format!: these labels are made in the page too, which has a budget.
         if let Some(size) = self.body_bytes {
-            label.push('/');
-            label.push_str(&size.map_or_else(|| "page".to_string(), crate::protocol::size_label));
+            let size = size.map_or_else(|| "page".to_string(), crate::protocol::size_label);
+            label.push_str(&format!("/{size}"));
         }
         if let Some(ms) = self.server_delay_ms {
-            label.push_str("/d");
-            label.push_str(&ms.unwrap_or(0).to_string());
-            label.push_str("ms");
+            label.push_str(&format!("/d{}ms", ms.unwrap_or(0)));
         }
         if let Some(n) = self.concurrency {
-            label.push_str("/c");
-            label.push_str(&n.to_string());
+            label.push_str(&format!("/c{n}"));
         }
     }
 }

@@ -235,8 +235,9 @@ fn nice_step(raw: f64) -> f64 {
 }
 
 /// The largest power of ten at or below `v` (1 for anything not positive and finite). By steps, not
-/// `10f64.powf(v.log10().floor())`: that pulls libm's `pow` and `log10` into the page, 1.5 KB of its budget.
-/// Chart values are request rates, byte counts and milliseconds: a few dozen steps at most.
+/// `10f64.powf(v.log10().floor())`, whose floating-point `log10` can land just below a whole number at an
+/// exact power (and which pulls libm's `pow` and `log10` into the page). Chart values are request rates, byte
+/// counts and milliseconds: a few dozen steps at most.
 fn power_of_ten_at_most(v: f64) -> f64 {
     if !(v.is_finite() && v > 0.0) {
         return 1.0;
