@@ -27,19 +27,18 @@ pub struct BrowserRunOutput {
 }
 
 impl BrowserRun {
-    /// A run named `name` (its scratch folder), with `args` after `run --browser`.
-    pub fn new(name: &str, args: &[&str]) -> Self {
+    /// A run named `name` (its scratch folder), with `args` (split at spaces) after `run --browser`.
+    pub fn new(name: &str, args: &str) -> Self {
         let export = scratch(name).join("combined.json");
         let mut all: Vec<String> = ["run", "--browser", "--page-dir"].map(String::from).to_vec();
         all.push(dist().to_str().unwrap().to_string());
         all.extend(["--export-json".to_string(), export.to_str().unwrap().to_string()]);
-        all.extend(args.iter().map(|a| a.to_string()));
-        BrowserRun { args: all, export }
+        BrowserRun { args: all, export }.args(args)
     }
 
-    /// More arguments.
-    pub fn args(mut self, more: &[&str]) -> Self {
-        self.args.extend(more.iter().map(|a| a.to_string()));
+    /// More arguments, split at spaces.
+    pub fn args(mut self, more: &str) -> Self {
+        self.args.extend(more.split_whitespace().map(str::to_string));
         self
     }
 
@@ -74,10 +73,9 @@ impl BrowserRunOutput {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn the_page_hears_no_interleave_and_the_timeout() {
-    let args = ["--no-interleave", "--timeout", "2.5", "-n", "30", "--warmup", "2", "--rounds", "3", "--mode", "reuse"];
-    let mut all = args.to_vec();
-    all.extend(["--clients", "raw", "--browser-clients", "fetch,js-fetch"]);
-    let r = BrowserRun::new("browser-plan-interleave", &all).run();
+    let args = "--no-interleave --timeout 2.5 -n 30 --warmup 2 --rounds 3 --mode reuse";
+    let r =
+        BrowserRun::new("browser-plan-interleave", args).args("--clients raw --browser-clients fetch,js-fetch").run();
     assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
     let settings = &r.browser()["settings"];
     assert_eq!(
@@ -95,30 +93,7 @@ fn the_page_hears_no_interleave_and_the_timeout() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn one_page_run_covers_sizes_delays_and_versions() {
-    let r = BrowserRun::new(
-        "browser-plan-dimensions",
-        &[
-            "--tls",
-            "--http",
-            "both",
-            "--body-size",
-            "0,16k",
-            "--server-delay",
-            "5ms",
-            "-n",
-            "12",
-            "--warmup",
-            "2",
-            "--rounds",
-            "2",
-            "--mode",
-            "reuse",
-            "--clients",
-            "curl",
-            "--browser-clients",
-            "fetch",
-        ],
-    )
+    let r = BrowserRun::new("browser-plan-dimensions", "--tls --http both --body-size 0,16k --server-delay 5ms -n 12 --warmup 2 --rounds 2 --mode reuse --clients curl --browser-clients fetch")
     .run();
     assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
     let b = r.browser();
@@ -148,27 +123,7 @@ fn one_page_run_covers_sizes_delays_and_versions() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn a_server_slower_than_the_timeout_counts_timeouts_in_the_browser() {
-    let r = BrowserRun::new(
-        "browser-plan-timeout",
-        &[
-            "--server-delay",
-            "3s",
-            "--timeout",
-            "1",
-            "-n",
-            "2",
-            "--warmup",
-            "0",
-            "--rounds",
-            "1",
-            "--mode",
-            "reuse",
-            "--clients",
-            "raw",
-            "--browser-clients",
-            "fetch,js-fetch",
-        ],
-    )
+    let r = BrowserRun::new("browser-plan-timeout", "--server-delay 3s --timeout 1 -n 2 --warmup 0 --rounds 1 --mode reuse --clients raw --browser-clients fetch,js-fetch")
     .run();
     assert_eq!(r.code, 1, "{}\n{}", r.err, r.out);
     for c in r.browser_cases() {
@@ -187,16 +142,14 @@ fn a_server_slower_than_the_timeout_counts_timeouts_in_the_browser() {
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn a_plan_the_page_cannot_run_ends_within_seconds_naming_the_value() {
     let start = Instant::now();
-    let r = BrowserRun::new("browser-plan-count", &["-n", "2000000"]).run();
+    let r = BrowserRun::new("browser-plan-count", "-n 2000000").run();
     assert_eq!(r.code, 2, "{}", r.err);
     assert!(r.err.contains("-n/--count 2000000 is out of range: give 1 to 1000000"), "{}", r.err);
     assert!(r.out.is_empty(), "refused before any work");
     // The default page is built without the optional reqwest client (its size budget).
-    let r = BrowserRun::new(
-        "browser-plan-client",
-        &["-n", "4", "--warmup", "0", "--rounds", "1", "--clients", "raw", "--browser-clients", "reqwest"],
-    )
-    .run();
+    let r =
+        BrowserRun::new("browser-plan-client", "-n 4 --warmup 0 --rounds 1 --clients raw --browser-clients reqwest")
+            .run();
     assert_eq!(r.code, 2, "{}\n{}", r.err, r.out);
     assert!(r.err.contains("the page refused the plan: unknown client 'reqwest'"), "{}", r.err);
     assert!(r.out.contains("raw/fresh: "), "the native cases are still reported: {}", r.out);

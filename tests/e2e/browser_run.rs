@@ -26,11 +26,7 @@ pub fn dist() -> PathBuf {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_reports_native_and_browser_cases_together() {
-    let r = BrowserRun::new(
-        "run-browser",
-        &["-n", "200", "--warmup", "10", "--rounds", "2", "--clients", "curl,ureq,reqwest"],
-    )
-    .run();
+    let r = BrowserRun::new("run-browser", "-n 200 --warmup 10 --rounds 2 --clients curl,ureq,reqwest").run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     for label in ["native/curl/fresh", "native/reqwest/reuse", "browser/fetch/reuse", "browser/js-fetch/fresh"] {
@@ -69,10 +65,8 @@ fn run_browser_reports_native_and_browser_cases_together() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_with_a_duration_measures_each_case_for_it() {
-    let args = ["--duration", "2s", "--warmup", "5", "--rounds", "2", "--clients", "raw"];
-    let r = BrowserRun::new("run-browser-duration", &[&args[..], &["--browser-clients", "fetch,js-fetch"]].concat())
-        .args(&["--mode", "reuse", "--format", "json"])
-        .run();
+    let args = "--duration 2s --warmup 5 --rounds 2 --clients raw --browser-clients fetch,js-fetch --mode reuse";
+    let r = BrowserRun::new("run-browser-duration", args).args("--format json").run();
     assert_eq!(r.code, 0, "{}", r.err);
     let v: Value = serde_json::from_str(&r.out).unwrap();
     let reports = v.as_array().expect("native and browser reports on stdout");
@@ -210,21 +204,7 @@ fn the_pages_workflow_deploys_what_the_scripts_build() {
 fn run_browser_over_tls_measures_h1_and_h2() {
     let r = BrowserRun::new(
         "run-browser-tls",
-        &[
-            "--tls",
-            "--http",
-            "both",
-            "-n",
-            "40",
-            "--warmup",
-            "4",
-            "--rounds",
-            "2",
-            "--clients",
-            "curl",
-            "--browser-clients",
-            "fetch,xhr",
-        ],
+        "--tls --http both -n 40 --warmup 4 --rounds 2 --clients curl --browser-clients fetch,xhr",
     )
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
@@ -260,22 +240,7 @@ fn run_browser_over_tls_measures_h1_and_h2() {
 fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
     let r = BrowserRun::new(
         "run-browser-c8",
-        &[
-            "-c",
-            "1,8",
-            "-n",
-            "96",
-            "--warmup",
-            "16",
-            "--rounds",
-            "2",
-            "--mode",
-            "reuse",
-            "--clients",
-            "raw",
-            "--browser-clients",
-            "fetch,js-fetch",
-        ],
+        "-c 1,8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients raw --browser-clients fetch,js-fetch",
     )
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
@@ -314,25 +279,7 @@ fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
 fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
     let r = BrowserRun::new(
         "run-browser-conns",
-        &[
-            "--tls",
-            "--http",
-            "both",
-            "-c",
-            "8",
-            "-n",
-            "96",
-            "--warmup",
-            "16",
-            "--rounds",
-            "2",
-            "--mode",
-            "reuse",
-            "--clients",
-            "curl-multi",
-            "--browser-clients",
-            "fetch",
-        ],
+        "--tls --http both -c 8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients curl-multi --browser-clients fetch",
     )
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
@@ -358,8 +305,8 @@ fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
-    let args = ["--tls", "--http", "2", "-n", "24", "--warmup", "4", "--rounds", "1", "--clients", "curl"];
-    let r = BrowserRun::new("run-browser-fresh-h2", &args).args(&["--browser-clients", "xhr", "-c", "1,8"]).run();
+    let args = "--tls --http 2 -n 24 --warmup 4 --rounds 1 --clients curl --browser-clients xhr";
+    let r = BrowserRun::new("run-browser-fresh-h2", args).args("-c 1,8").run();
     assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
     assert!(r.out.contains("left out: xhr/fresh over HTTP/2 at concurrency 8 (a browser multiplexes"), "{}", r.out);
     let names = |half: usize| -> Vec<String> {
@@ -374,8 +321,7 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
     assert_eq!(names(1), ["fresh/c1", "reuse/c1", "reuse/c8"]);
     let settings = &r.browser()["settings"];
     assert_eq!(settings["modes"], serde_json::json!(["fresh", "reuse"]), "{settings}");
-    let none = BrowserRun::new("run-browser-fresh-h2-none", &args).args(&["--browser-clients", "xhr", "-c", "8"]);
-    let r = none.args(&["--mode", "fresh"]).run();
+    let r = BrowserRun::new("run-browser-fresh-h2-none", args).args("-c 8 --mode fresh").run();
     assert_eq!(r.code, 2, "refused up front: {}", r.err);
     assert!(r.out.is_empty(), "before any work: {}", r.out);
     assert!(r.err.contains("no browser case can run") && r.err.contains("--mode reuse"), "{}", r.err);
@@ -387,27 +333,7 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_scans_body_sizes_with_a_server_delay() {
-    let r = BrowserRun::new(
-        "run-browser-load",
-        &[
-            "--body-size",
-            "0,64k",
-            "--server-delay",
-            "5ms",
-            "-n",
-            "24",
-            "--warmup",
-            "4",
-            "--rounds",
-            "2",
-            "--mode",
-            "reuse",
-            "--clients",
-            "raw",
-            "--browser-clients",
-            "fetch,js-fetch",
-        ],
-    )
+    let r = BrowserRun::new("run-browser-load", "--body-size 0,64k --server-delay 5ms -n 24 --warmup 4 --rounds 2 --mode reuse --clients raw --browser-clients fetch,js-fetch")
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
