@@ -184,7 +184,7 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
     g=$(gzip -9 -c "$f" | wc -c); total=$((total + g))
     printf "%-40s %8d bytes, %8d gzip\n" "$f" "$(wc -c <"$f")" "$g"
   done
-  echo "total gzip: $((total / 1024)) KB (goal <= 200 KB)"
+  echo "total gzip: $((total / 1024)) KB (budget 300 KB)"
   if command -v chromium >/dev/null; then
     # Whole-run ratios move by 5-10% from one run to the next here, so the median of the per-round ratios
     # (each fetch round next to the js-fetch round that ran right after it) is printed too, as in figure 1.
