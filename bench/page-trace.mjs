@@ -47,7 +47,7 @@ function fail(message) {
 const median = xs => { if (!xs.length) return NaN; const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const sleep = ms => new Promise(r => setTimeout(r, ms));
 
-// Chromium with the CLI's flags (cli/src/browser.rs CHROMIUM_FLAGS; a test keeps web/webdriver.json, read here,
+// Chromium with the CLI's flags (cli/src/browser/chromium.rs CHROMIUM_FLAGS; a test keeps web/webdriver.json, read here,
 // equal to them), the CLI's window, and a DevTools port of its choosing.
 const FLAGS = JSON.parse(readFileSync(new URL('../web/webdriver.json', import.meta.url)))['goog:chromeOptions'].args;
 profile = mkdtempSync(join(tmpdir(), 'httpbench-trace-'));
@@ -122,7 +122,9 @@ function split(events, target) {
   for (const e of events) {
     const d = e.args?.data;
     // gloo-net re-appends an empty query (`?close=1&`): the server reads it the same, so it counts as the target.
-    if (e.name === 'ResourceSendRequest' && d?.url?.replace(/[?&]$/, '') === target) sent.set(d.requestId, e.ts);
+    // The page tags each case's requests (`conns=TAG`, for the server's connection count): not part of the target.
+    const url = d?.url?.replace(/([?&])conns=[^&]*&?/, '$1').replace(/[?&]$/, '');
+    if (e.name === 'ResourceSendRequest' && url === target) sent.set(d.requestId, e.ts);
     else if (e.name === 'ResourceReceiveResponse' && d?.requestId) head.set(d.requestId, e.ts);
     else if (e.name === 'ResourceFinish' && d?.requestId) finished.set(d.requestId, e.ts);
   }

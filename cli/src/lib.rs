@@ -161,23 +161,29 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     // One histogram per native case, in case order, as the session hands them over; browser cases have none.
     let histograms: Vec<Option<Vec<Bin>>> = native.histograms.into_iter().map(|h| Some(h.bins)).collect();
     let mut reports = vec![native.report];
-    // The native cases are reported whatever became of the browser half; a plan the page refused is a usage
-    // error (exit 2), any other failure of the browser half exit 1.
-    let mut browser_failed = None;
-    match browser {
-        Some(Ok(b)) => reports.push(b),
-        Some(Err(e)) => {
-            eprintln!("httpbench: error: the browser cases failed: {e:#}");
-            browser_failed = Some(if e.downcast_ref::<Usage>().is_some() { 2 } else { 1 });
-        }
-        None => {}
-    }
+    let browser_failed = join_browser(browser, &mut reports);
     let code = emit(&reports, &histograms, options)?;
     Ok(match (interrupted, browser_failed) {
         (true, _) => ExitCode::from(130),
         (false, Some(code)) => ExitCode::from(code),
         (false, None) => code,
     })
+}
+
+/// Add the browser half's report to `reports`, if it ran and produced one; a failure is told and gives the exit
+/// code: a plan the page refused is a usage error (2), any other failure of the browser half 1. The native
+/// cases are reported whatever became of it.
+fn join_browser(browser: Option<anyhow::Result<Report>>, reports: &mut Vec<Report>) -> Option<u8> {
+    match browser? {
+        Ok(b) => {
+            reports.push(b);
+            None
+        }
+        Err(e) => {
+            eprintln!("httpbench: error: the browser cases failed: {e:#}");
+            Some(if e.downcast_ref::<Usage>().is_some() { 2 } else { 1 })
+        }
+    }
 }
 
 /// The CA the TLS clients trust: with `--tls` the embedded server's, as they would be given any CA; else

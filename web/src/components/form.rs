@@ -103,6 +103,67 @@ fn Field(
     }
 }
 
+/// A labelled checkbox bound to `checked`.
+#[component]
+fn Check(
+    /// The label text.
+    label: String,
+    /// `data-testid` and `id` of the box.
+    id: String,
+    /// The bound value.
+    checked: RwSignal<bool>,
+) -> impl IntoView {
+    let (for_label, testid) = (id.clone(), id.clone());
+    view! {
+        <label class="check" for=for_label>
+            <input
+                type="checkbox"
+                id=id
+                data-testid=testid
+                prop:checked=move || checked.get()
+                on:change=move |ev| checked.set(event_target_checked(&ev))
+            />
+            {label}
+        </label>
+    }
+}
+
+/// A labelled drop-down bound to `value`.
+#[component]
+fn Choice(
+    /// The label text.
+    label: &'static str,
+    /// `data-testid` and `id` of the select.
+    id: &'static str,
+    /// The bound value.
+    value: RwSignal<String>,
+    /// (value, text) of each option.
+    options: &'static [(&'static str, &'static str)],
+) -> impl IntoView {
+    let options = options.iter().map(|(v, text)| view! { <option value=*v>{*text}</option> }).collect_view();
+    view! {
+        <label for=id>{label}</label>
+        <select id=id data-testid=id prop:value=move || value.get() on:change=move |ev| value.set(event_target_value(&ev))>
+            {options}
+        </select>
+    }
+}
+
+/// The HTTP versions the form offers (shared's `HttpChoice` spellings; empty: the browser's own choice).
+const HTTP_CHOICES: &[(&str, &str)] = &[
+    ("", "what the browser negotiates"),
+    ("1.1", "HTTP/1.1"),
+    ("2", "HTTP/2 (https only)"),
+    ("both", "HTTP/1.1 and HTTP/2 (https only)"),
+];
+
+/// The modes the form offers (shared's `Modes` spellings).
+const MODE_CHOICES: &[(&str, &str)] = &[
+    ("both", "both: fresh and reuse"),
+    ("reuse", "reuse: keep-alive"),
+    ("fresh", "fresh: server closes each connection"),
+];
+
 /// The settings form with Run and Cancel; runs start and stop through the page state (context).
 #[component]
 pub fn SettingsForm(
@@ -116,27 +177,9 @@ pub fn SettingsForm(
         ev.prevent_default();
         state.start(form.raw());
     };
-    let boxes = form
-        .clients
-        .get_value()
-        .into_iter()
-        .map(|(name, on)| {
-            let id = format!("client-{name}");
-            let (for_label, testid) = (id.clone(), id.clone());
-            view! {
-                <label class="check" for=for_label>
-                    <input
-                        type="checkbox"
-                        id=id
-                        data-testid=testid
-                        prop:checked=move || on.get()
-                        on:change=move |ev| on.set(event_target_checked(&ev))
-                    />
-                    {name}
-                </label>
-            }
-        })
-        .collect_view();
+    let boxes = form.clients.get_value().into_iter();
+    let boxes =
+        boxes.map(|(name, on)| view! { <Check label=name.to_string() id=format!("client-{name}") checked=on /> });
     view! {
         <form class="settings" on:submit=submit aria-label="Benchmark settings">
             <div class="grid">
@@ -164,43 +207,17 @@ pub fn SettingsForm(
                     kind="text"
                     value=form.server_delays
                 />
-                <label for="http">"HTTP version"</label>
-                <select
-                    id="http"
-                    data-testid="http"
-                    prop:value=move || form.http.get()
-                    on:change=move |ev| form.http.set(event_target_value(&ev))
-                >
-                    <option value="">"what the browser negotiates"</option>
-                    <option value="1.1">"HTTP/1.1"</option>
-                    <option value="2">"HTTP/2 (https only)"</option>
-                    <option value="both">"HTTP/1.1 and HTTP/2 (https only)"</option>
-                </select>
-                <label for="mode">"Mode"</label>
-                <select
-                    id="mode"
-                    data-testid="mode"
-                    prop:value=move || form.mode.get()
-                    on:change=move |ev| form.mode.set(event_target_value(&ev))
-                >
-                    <option value="both">"both: fresh and reuse"</option>
-                    <option value="reuse">"reuse: keep-alive"</option>
-                    <option value="fresh">"fresh: server closes each connection"</option>
-                </select>
+                <Choice label="HTTP version" id="http" value=form.http options=HTTP_CHOICES />
+                <Choice label="Mode" id="mode" value=form.mode options=MODE_CHOICES />
             </div>
-            <label class="check" for="interleave">
-                <input
-                    type="checkbox"
-                    id="interleave"
-                    data-testid="interleave"
-                    prop:checked=move || form.interleave.get()
-                    on:change=move |ev| form.interleave.set(event_target_checked(&ev))
-                />
-                "Interleave the cases' rounds (round-robin, so drift hits every case alike)"
-            </label>
+            <Check
+                label="Interleave the cases' rounds (round-robin, so drift hits every case alike)".to_string()
+                id="interleave".to_string()
+                checked=form.interleave
+            />
             <fieldset>
                 <legend>"Clients"</legend>
-                {boxes}
+                {boxes.collect_view()}
             </fieldset>
             <div class="buttons">
                 <button type="submit" data-testid="run" disabled=running>"Run"</button>
