@@ -13,6 +13,7 @@ pub mod clients;
 mod compare;
 mod cpu;
 mod environment;
+mod files;
 pub mod link;
 mod options;
 mod output;
@@ -31,6 +32,7 @@ use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::HttpVersion;
+use httpbench_shared::render::escape_controls;
 use httpbench_shared::session::{Finished, Header, Matrix, Session};
 use httpbench_shared::stats::Bin;
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
@@ -63,7 +65,7 @@ fn clap_error(e: &clap::Error) -> ExitCode {
     // The message and its `[possible values: ...]`, up to clap's blank line.
     let text = e.to_string();
     let message: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-    eprintln!("httpbench: {}", message.join(" "));
+    eprintln!("httpbench: {}", escape_controls(&message.join(" ")));
     ExitCode::from(2)
 }
 
@@ -75,10 +77,11 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
         }
     }
     if e.downcast_ref::<Usage>().is_some() {
-        eprintln!("httpbench: error: {e}");
+        eprintln!("httpbench: error: {}", escape_controls(&e.to_string()));
         return ExitCode::from(2);
     }
-    eprintln!("httpbench: error: {e:#}");
+    // Messages may quote what a file or a peer said: shown with control characters escaped.
+    eprintln!("httpbench: error: {}", escape_controls(&format!("{e:#}")));
     ExitCode::from(1)
 }
 
