@@ -7,6 +7,7 @@ mod classify;
 pub mod command;
 pub mod curl;
 mod curl_multi;
+mod deadline;
 pub mod pool;
 mod raw;
 mod raw_pool;
