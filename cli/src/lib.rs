@@ -256,12 +256,21 @@ fn measure(
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     let targets = httpbench_shared::session::Targets::one(url.as_str());
+    let mut unable: Vec<String> = Vec::new();
     for key in session.cases() {
         // Every case's client is one of the options' clients: the matrix was made from their names.
         let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
             drivers.push(Box::new(clients::Broken));
             continue;
         };
+        if let Some(reason) = client.cannot_speak(key.http) {
+            let note = format!("{} over {} ({reason})", key.client, key.http);
+            if !unable.contains(&note) {
+                unable.push(note);
+            }
+            drivers.push(Box::new(clients::Pooled(clients::Unable)));
+            continue;
+        }
         let target = targets.of_case(key);
         let config = clients::DriverConfig {
             // The embedded server's own URL with a path and a query added: it parses.
@@ -287,7 +296,9 @@ fn measure(
             header.environment.client_versions.entry(key.client.clone()).or_insert(v);
         }
     }
-    session.finish(header)
+    let mut finished = session.finish(header);
+    finished.report.settings.skipped.extend(unable);
+    finished
 }
 
 /// Print the report (native, then browser if any), write the exports (the HTML report with `histograms`, one
