@@ -1,7 +1,7 @@
 // httpbench's adapter for Node's clients: fetch (undici, built in) and node:http, chosen by the first
 // argument. It speaks httpbench's command-client protocol (README, "Command clients"): read a count n per line
-// on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind>"
-// per request, then "end". reuse = keep-alive (fetch's own pool; an http.Agent with keepAlive); fresh = a new
+// on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or
+// "<ns> 0 0 <kind> <reason>" per request, then "end". reuse = keep-alive (fetch's own pool; an http.Agent with keepAlive); fresh = a new
 // client per request (for fetch a new undici Agent, reached through the global dispatcher; node:http uses no
 // agent).
 import http from 'node:http';
@@ -17,13 +17,20 @@ function kindOf(e) {
   const code = (e && (e.code || (e.cause && e.cause.code))) || '';
   const text = `${e && e.name} ${e && e.message} ${code}`.toLowerCase();
   if (/timeout/.test(text)) return 'timeout';
+  // Before the others: OpenSSL's verification codes (UNABLE_TO_VERIFY_LEAF_SIGNATURE, ...) name no "tls".
+  if (/cert|ssl|tls|unable_to_verify|self_signed|altname|issuer|eproto/.test(text)) return 'tls';
   if (/enotfound|eai_again/.test(text)) return 'dns';
   if (/econnrefused|ehostunreach|enetunreach/.test(text)) return 'connect';
   if (/econnreset|epipe|socket hang up|other side closed/.test(text)) return 'reset';
   if (/premature close|terminated|incomplete/.test(text)) return 'truncated';
-  if (/cert|ssl|tls/.test(text)) return 'tls';
   if (/hpe_|parse error|invalid/.test(text)) return 'protocol';
   return 'other';
+}
+
+// An error as the one-line reason after the kind: fetch's "fetch failed" says why only in its cause.
+function reasonOf(e) {
+  const cause = e && e.cause ? `: ${e.cause.message || ''} ${e.cause.code || ''}` : '';
+  return `${e && e.name}: ${e && e.message}${cause}`.replace(/[\x00-\x1f\x7f\s]+/g, ' ').trim().slice(0, 300);
 }
 
 // Node's fetch runs on its bundled undici, whose global dispatcher (an undici Agent, made by the first fetch)
@@ -103,7 +110,7 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
       const [status, size] = await get();
       out.push(`${process.hrtime.bigint() - t0} ${status} ${size}\n`);
     } catch (e) {
-      out.push(`${process.hrtime.bigint() - t0} 0 0 ${kindOf(e)}\n`);
+      out.push(`${process.hrtime.bigint() - t0} 0 0 ${kindOf(e)} ${reasonOf(e)}\n`);
     }
   }
   out.push('end\n');

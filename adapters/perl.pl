@@ -1,7 +1,7 @@
 # httpbench's adapter for the seed's three Perl clients (www_bench.pl): LWP::UserAgent, HTTP::Lite and
 # WWW::Curl::Easy, chosen by the first argument (lwp, lite, curl). It speaks httpbench's command-client
 # protocol (README, "Command clients"): read a count n per line on stdin, make n sequential GETs of
-# $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind>" per request, then "end".
+# $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind> <reason>" per request, then "end".
 # fresh = a new client object per request, as the seed's subs do; reuse = one object for every request.
 use strict;
 use warnings;
@@ -58,10 +58,10 @@ while (my $n = <STDIN>) {
     for (1 .. $n) {
         my $t0 = clock_gettime(CLOCK_MONOTONIC);
         my $request = sub { $client->{get}->($shared // $client->{make}->()) };
-        my ($status, $bytes, $kind) = attempt($request, $client->{alarm});
+        my ($status, $bytes, $kind, $why) = attempt($request, $client->{alarm});
         my $t1 = clock_gettime(CLOCK_MONOTONIC);
         my $ns = int(($t1 - $t0) * 1e9);
-        $out .= $kind ? "$ns 0 0 $kind\n" : "$ns $status $bytes\n";
+        $out .= $kind ? "$ns 0 0 $kind " . one_line($why // '') . "\n" : "$ns $status $bytes\n";
         if ($t1 - $flushed > FLUSH_SECS) {
             print $out;
             STDOUT->flush;
@@ -72,14 +72,22 @@ while (my $n = <STDIN>) {
     STDOUT->flush;
 }
 
-# Run one request; a library's error becomes a failure line. With $alarm, --timeout is a deadline for the whole
+# A library's message as the one-line reason after the kind: whitespace and control characters folded.
+sub one_line {
+    my ($m) = @_;
+    $m =~ s/[\x00-\x1f\x7f\s]+/ /g;
+    $m =~ s/^ | $//g;
+    return substr($m, 0, 300);
+}
+
+# Run one request; a library's error becomes a failure line (kind and reason). With $alarm, --timeout is a deadline for the whole
 # request (LWP's and HTTP::Lite's own timeouts are per read, or none; libcurl's is whole already).
 sub attempt {
     my ($request, $alarm) = @_;
     my @r;
     if (!$alarm) {
         @r = eval { $request->() };
-        return @r ? @r : (0, 0, kind_of($@));
+        return @r ? @r : (0, 0, kind_of($@), $@);
     }
     @r = eval {
         local $SIG{ALRM} = sub { die "httpbench deadline\n" };
@@ -90,17 +98,19 @@ sub attempt {
     };
     Time::HiRes::alarm(0);
     return @r if @r;
-    return (0, 0, $@ =~ /httpbench deadline/ ? 'timeout' : kind_of($@));
+    return (0, 0, 'timeout', "no answer within --timeout ($timeout s)") if $@ =~ /httpbench deadline/;
+    return (0, 0, kind_of($@), $@);
 }
 
 # An error message's kind, in httpbench's names.
 sub kind_of {
     my ($m) = @_;
     return 'timeout' if $m =~ /time(d)? ?out|httpbench deadline/i;
+    # Before 'connect': LWP words a refused certificate as "Can't connect to H:P (hostname verification failed)".
+    return 'tls' if $m =~ /SSL|certificate|verification failed|verify failed/i;
     return 'dns' if $m =~ /resolve|name or service|bad hostname|host not found/i;
     return 'connect' if $m =~ /can't connect|refused/i;
     return 'reset' if $m =~ /reset|closed|EOF|empty reply/i;
-    return 'tls' if $m =~ /SSL|certificate/i;
     return 'other';
 }
 
@@ -109,12 +119,12 @@ sub lwp_get {
     my $r = $ua->get($url);
     # LWP reports its own failures as a 500 with a Client-Warning header, not as an answer of the server.
     if (($r->header('Client-Warning') // '') eq 'Internal response') {
-        return (0, 0, kind_of($r->message));
+        return (0, 0, kind_of($r->message), $r->message);
     }
     # A die inside LWP's read loop (our deadline's alarm among them) ends the body early: LWP says so in X-Died.
     my $died = $r->header('X-Died') // '';
-    return (0, 0, 'timeout') if $died =~ /httpbench deadline|timeout/i;
-    return (0, 0, 'truncated') if $died || $r->header('Client-Aborted');
+    return (0, 0, 'timeout', "no answer within --timeout ($timeout s)") if $died =~ /httpbench deadline|timeout/i;
+    return (0, 0, 'truncated', $died || 'the body was cut short') if $died || $r->header('Client-Aborted');
     return with_length_checked($r->code, length(${ $r->content_ref }), $r->header('Content-Length'));
 }
 
@@ -123,7 +133,8 @@ sub lite_get {
     $http->reset;
     my $code = $http->request($url);
     # HTTP::Lite leaves the reason of a failed connection in $!.
-    return (0, 0, kind_of("$! " . ($http->status_message // ''))) unless $code;
+    my $why = "$! " . ($http->status_message // '');
+    return (0, 0, kind_of($why), $why) unless $code;
     my $declared = $http->get_header('Content-Length');
     $declared = $declared->[0] if ref $declared;
     return with_length_checked($code, length($http->body // ''), $declared);
@@ -132,7 +143,7 @@ sub lite_get {
 # A body shorter than its Content-Length is `truncated`: LWP and HTTP::Lite hand over what came without a word.
 sub with_length_checked {
     my ($code, $got, $declared) = @_;
-    return (0, 0, 'truncated') if defined $declared && $declared =~ /^\d+$/ && $got < $declared;
+    return (0, 0, 'truncated', "$got of $declared body bytes") if defined $declared && $declared =~ /^\d+$/ && $got < $declared;
     return ($code, $got);
 }
 
@@ -153,7 +164,7 @@ sub curl_get {
     open(my $sink, '>', \$body) or die "in-memory file: $!";
     $curl->setopt(WWW::Curl::Easy::CURLOPT_WRITEDATA(), $sink);
     my $rc = $curl->perform;
-    return (0, 0, curl_kind($rc, $curl)) if $rc != 0;
+    return (0, 0, curl_kind($rc, $curl), $curl->strerror($rc) . ' ' . ($curl->errbuf // '')) if $rc != 0;
     return ($curl->getinfo(WWW::Curl::Easy::CURLINFO_HTTP_CODE()),
         int($curl->getinfo(WWW::Curl::Easy::CURLINFO_SIZE_DOWNLOAD())));
 }
@@ -162,6 +173,6 @@ sub curl_get {
 sub curl_kind {
     my ($rc, $curl) = @_;
     my %kinds = (6 => 'dns', 7 => 'connect', 28 => 'timeout', 18 => 'truncated', 52 => 'reset', 56 => 'reset',
-        35 => 'tls', 60 => 'tls', 8 => 'protocol', 1 => 'protocol');
+        8 => 'protocol', 1 => 'protocol', map { $_ => 'tls' } 35, 51, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91);
     return $kinds{$rc} // kind_of($curl->strerror($rc));
 }

@@ -1,7 +1,7 @@
 # httpbench's adapter for Python clients: the standard library's http.client ("urllib") and requests, chosen
 # by the first argument. It speaks httpbench's command-client protocol (README, "Command clients"): read a
 # count n per line on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or
-# "<ns> 0 0 <kind>" per request, then "end". fresh = a new connection object (or requests call) per request;
+# "<ns> 0 0 <kind> <reason>" per request, then "end". fresh = a new connection object (or requests call) per request;
 # reuse = one kept-alive connection (one requests.Session).
 import os
 import signal
@@ -31,11 +31,20 @@ def on_alarm(_signum, _frame):
     raise Deadline()
 
 
+def reason_of(e):
+    """An exception as the one-line reason after the kind: what the library said, control characters out."""
+    text = " ".join(f"{type(e).__name__}: {e}".split())
+    return "".join(c for c in text if c.isprintable())[:300]
+
+
 def kind_of(e):
     """An exception's kind, in httpbench's names."""
     text = f"{type(e).__name__} {e}".lower()
     if isinstance(e, Deadline) or "timeout" in text or "timed out" in text:
         return "timeout"
+    # Before the others: a refused certificate is worded as a failed connection by some libraries.
+    if "ssl" in text or "certificate" in text:
+        return "tls"
     if isinstance(e, socket.gaierror) or "resolve" in text or "name or service" in text:
         return "dns"
     if isinstance(e, ConnectionRefusedError) or "refused" in text or "connecterror" in text:
@@ -44,8 +53,6 @@ def kind_of(e):
         return "truncated"
     if isinstance(e, (ConnectionResetError, BrokenPipeError)) or "reset" in text or "remotedisconnected" in text:
         return "reset"
-    if "ssl" in text or "certificate" in text:
-        return "tls"
     if "badstatusline" in text or "protocol" in text:
         return "protocol"
     return "other"
@@ -138,7 +145,7 @@ def main():
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 if isinstance(e, KeyboardInterrupt):
                     raise
-                out.append(f"{time.perf_counter_ns() - t0} 0 0 {kind_of(e)}\n")
+                out.append(f"{time.perf_counter_ns() - t0} 0 0 {kind_of(e)} {reason_of(e)}\n")
         out.append("end\n")
         sys.stdout.write("".join(out))
         sys.stdout.flush()

@@ -48,7 +48,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
-    #[arg(value_parser = usage::parse_url)]
+    #[arg(value_parser = usage::UrlParser)]
     pub url: Option<Url>,
     /// Measured requests per case [default: 2000].
     #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration")]
@@ -266,6 +266,6 @@ pub struct ShareArgs {
     pub files: Vec<PathBuf>,
     /// The page the link opens: your hosted copy (e.g. https://you.github.io/httpbench/), or `httpbench serve`'s.
     #[arg(long, value_name = "URL", env = "HTTPBENCH_PAGE_URL", default_value = "http://127.0.0.1:8080/app/",
-          value_parser = usage::parse_url)]
+          value_parser = usage::UrlParser)]
     pub page: Url,
 }

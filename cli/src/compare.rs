@@ -6,12 +6,12 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use httpbench_shared::parse::parse_reports;
+use httpbench_shared::parse::{parse_reports, MAX_CASES};
 use httpbench_shared::{render, RenderOptions, Report, Source};
 
 use crate::options::{CompareOptions, Usage};
 
-/// Result files larger than this are refused before reading (a real one is a few KiB).
+/// Result files larger than this are refused, counted while reading (a real one is a few KiB per case).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Load, print the report and write `--export-html`: exit 0, or 1 when the file could not be written.
@@ -29,6 +29,12 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
             (tag, load(path)?)
         };
         loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
+    }
+    let cases: usize = loaded.iter().map(|(_, r)| r.cases.len()).sum();
+    if cases > MAX_CASES {
+        bail!(Usage(format!(
+            "these files hold {cases} cases, more than the {MAX_CASES} one report shows; compare fewer"
+        )));
     }
     let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source { report: r, tag: Some(tag) }).collect();
     let render_options = RenderOptions { basis: options.basis };
@@ -71,19 +77,6 @@ pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<St
 /// Read one file's reports.
 pub fn load(path: &Path) -> anyhow::Result<Vec<Report>> {
     let shown = path.display();
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => bail!(Usage(format!("{shown}: cannot read it ({e})"))),
-    };
-    if meta.len() > MAX_FILE_BYTES {
-        bail!(Usage(format!(
-            "{shown}: {} bytes is too large for a result file (limit {MAX_FILE_BYTES}); is it the right file?",
-            meta.len()
-        )));
-    }
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => bail!(Usage(format!("{shown}: cannot read it as text ({e})"))),
-    };
+    let text = crate::files::read_text(path, MAX_FILE_BYTES).map_err(|e| Usage(format!("{shown}: {e}")))?;
     parse_reports(&text).map_err(|e| Usage(format!("{shown}: {e}")).into())
 }

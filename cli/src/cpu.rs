@@ -1,6 +1,7 @@
 //! CPU time of this process (user and system), from getrusage. The embedded server runs in its own process,
 //! so everything counted here is the clients' work (and the runner's, which is a few clock reads per request).
-//! A command client runs in processes of its own: [`tree_cpu`] reads theirs from `/proc`.
+//! A command client runs in processes of its own: [`tree_usage`] reads theirs from `/proc`, and the same walk
+//! of the process tree finds what an adapter left running ([`tree_usage`], [`end_all`]).
 
 use std::time::Duration;
 
@@ -19,48 +20,84 @@ fn timeval(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
 }
 
-/// CPU time used so far by process `pid` and every process below it (Linux `/proc`: a command run through
-/// `sh -c` is the shell's child, and an adapter may start helpers), including descendants that have ended
-/// and were waited for; `None` where `/proc` does not say. In clock ticks (10 ms on Linux), like Perl's
-/// `times`; it is read once before and once after each round, outside the timed window.
-pub fn tree_cpu(pid: u32) -> Option<CpuTime> {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
-    let procs: Vec<(u32, u32, u64, u64)> = std::fs::read_dir("/proc")
+/// One process as `/proc/PID/stat` tells it.
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    /// User and system clock ticks, its waited-for children's added.
+    user: u64,
+    sys: u64,
+    /// When it started, in clock ticks since boot: with the pid, it names the process (pids are reused).
+    start: u64,
+}
+
+/// Process `pid` and every process below it (Linux `/proc`): a command run through `sh -c` is the shell's
+/// child, and an adapter may start helpers, some in sessions of their own. `None` when `pid` is gone.
+fn tree(pid: u32) -> Option<Vec<Proc>> {
+    let procs: Vec<Proc> = std::fs::read_dir("/proc")
         .ok()?
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|p| {
-            stat_times(&std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?).map(|t| (p, t.0, t.1, t.2))
-        })
+        .filter_map(|p| stat_line(p, &std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?))
         .collect();
-    procs.iter().find(|p| p.0 == pid)?;
-    let (mut tree, mut user, mut sys) = (vec![pid], 0, 0);
-    let mut i = 0;
+    procs.iter().find(|p| p.pid == pid)?;
+    let (mut tree, mut i) = (vec![pid], 0);
     while let Some(&p) = tree.get(i) {
-        for &(child, parent, u, s) in &procs {
-            if child == p {
-                (user, sys) = (user + u, sys + s);
-            }
-            if parent == p && !tree.contains(&child) {
-                tree.push(child);
-            }
-        }
+        let children: Vec<u32> =
+            procs.iter().filter(|c| c.ppid == p && !tree.contains(&c.pid)).map(|c| c.pid).collect();
+        tree.extend(children);
         i += 1;
     }
-    let ticks = |t: u64| Duration::from_nanos(t.saturating_mul(1_000_000_000) / hz);
-    Some(CpuTime { user: ticks(user), sys: ticks(sys) })
+    Some(procs.into_iter().filter(|p| tree.contains(&p.pid)).collect())
 }
 
-/// (parent pid, user ticks, system ticks) of one `/proc/PID/stat` line, the ended children's ticks added.
-fn stat_times(stat: &str) -> Option<(u32, u64, u64)> {
-    // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
-    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
-    let num = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
-    let ppid = fields.get(1)?.parse().ok()?;
-    Some((ppid, num(11)? + num(13)?, num(12)? + num(14)?))
+/// CPU time used so far by process `pid` and every process below it, including descendants that have ended
+/// and were waited for (`None` where `/proc` does not say), and the processes below `pid` now, each as (pid,
+/// start time): what [`end_all`] may end later. One walk of `/proc` for both. Clock ticks (10 ms on Linux),
+/// like Perl's `times`; it is read once before and once after each round, outside the timed window.
+pub fn tree_usage(pid: u32) -> Option<(CpuTime, Vec<(u32, u64)>)> {
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
+    let procs = tree(pid)?;
+    let (user, sys) = procs.iter().fold((0, 0), |(u, s), p| (u + p.user, s + p.sys));
+    let ticks = |t: u64| Duration::from_nanos(t.saturating_mul(1_000_000_000) / hz);
+    let below = procs.iter().filter(|p| p.pid != pid).map(|p| (p.pid, p.start)).collect();
+    Some((CpuTime { user: ticks(user), sys: ticks(sys) }, below))
+}
+
+/// SIGKILL each of `procs` that still runs (the same pid with the same start time: never a stranger that
+/// was given a freed pid), and the process group it leads, if it leads one. A helper that made a session of
+/// its own (`setsid`) is out of its adapter's process group, so killing that group missed it.
+pub fn end_all(procs: &[(u32, u64)]) {
+    for &(pid, start) in procs {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let (Some(p), Ok(id)) = (stat_line(pid, &stat).filter(|p| p.start == start), libc::pid_t::try_from(pid)) else {
+            continue;
+        };
+        let leads_group = stat_field(&stat, 2) == Some(u64::from(p.pid));
+        // SAFETY: kill only sends a signal, to the process seen below the adapter (pid and start time checked).
+        unsafe {
+            libc::kill(id, libc::SIGKILL);
+            if leads_group {
+                libc::kill(-id, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Field `i` of a `/proc/PID/stat` line, counted after the command name: state(0) ppid(1) pgrp(2) ...
+/// utime(11) stime(12) cutime(13) cstime(14) ... starttime(19). The name is in parentheses and may hold
+/// spaces: the fields start after the last ')'.
+fn stat_field(stat: &str, i: usize) -> Option<u64> {
+    stat.get(stat.rfind(')')? + 1..)?.split_whitespace().nth(i)?.parse().ok()
+}
+
+/// One `/proc/PID/stat` line of process `pid`: parent, ticks (the ended children's added), start time.
+fn stat_line(pid: u32, stat: &str) -> Option<Proc> {
+    let f = |i| stat_field(stat, i);
+    let ppid = u32::try_from(f(1)?).ok()?;
+    Some(Proc { pid, ppid, user: f(11)? + f(13)?, sys: f(12)? + f(14)?, start: f(19).unwrap_or(0) })
 }
 
 /// CPU time spent between two readings.
@@ -79,20 +116,22 @@ mod tests {
         let mut child =
             std::process::Command::new("sh").args(["-c", "awk 'BEGIN { while (1) x++ }'; true"]).spawn().unwrap();
         let pid = child.id();
-        let start = tree_cpu(pid).expect("/proc is readable");
+        let start = tree_usage(pid).map(|t| t.0).expect("/proc is readable");
         std::thread::sleep(Duration::from_millis(300));
-        let used = since(Some(start), tree_cpu(pid)).unwrap();
+        let used = since(Some(start), tree_usage(pid).map(|t| t.0)).unwrap();
         let _ = std::process::Command::new("pkill").args(["-P", &pid.to_string()]).status();
         let _ = child.kill();
         let _ = child.wait();
         assert!(used.user + used.sys >= Duration::from_millis(100), "{used:?}");
-        assert_eq!(tree_cpu(u32::MAX), None, "no such process");
+        assert_eq!(tree_usage(u32::MAX).map(|t| t.0), None, "no such process");
     }
 
     #[test]
     fn stat_lines_with_spaces_in_the_name_parse() {
         let line = "42 (my (odd) name) S 7 42 42 0 -1 4194304 100 0 0 0 250 30 5 2 20 0 1 0 100 0 0";
-        assert_eq!(stat_times(line), Some((7, 255, 32)));
+        let p = stat_line(42, line).unwrap();
+        assert_eq!((p.ppid, p.user, p.sys, p.start), (7, 255, 32, 100));
+        assert_eq!(stat_field(line, 2), Some(42));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod clients;
 mod compare;
 mod cpu;
 mod environment;
+mod files;
 pub mod link;
 mod options;
 mod output;
@@ -31,6 +32,7 @@ use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::HttpVersion;
+use httpbench_shared::render::escape_controls;
 use httpbench_shared::session::{Finished, Header, Matrix, Session};
 use httpbench_shared::stats::Bin;
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
@@ -63,7 +65,7 @@ fn clap_error(e: &clap::Error) -> ExitCode {
     // The message and its `[possible values: ...]`, up to clap's blank line.
     let text = e.to_string();
     let message: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-    eprintln!("httpbench: {}", message.join(" "));
+    eprintln!("httpbench: {}", escape_controls(&message.join(" ")));
     ExitCode::from(2)
 }
 
@@ -75,10 +77,11 @@ fn report_error(e: &anyhow::Error) -> ExitCode {
         }
     }
     if e.downcast_ref::<Usage>().is_some() {
-        eprintln!("httpbench: error: {e}");
+        eprintln!("httpbench: error: {}", escape_controls(&e.to_string()));
         return ExitCode::from(2);
     }
-    eprintln!("httpbench: error: {e:#}");
+    // Messages may quote what a file or a peer said: shown with control characters escaped.
+    eprintln!("httpbench: error: {}", escape_controls(&format!("{e:#}")));
     ExitCode::from(1)
 }
 
@@ -259,12 +262,21 @@ fn measure(
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     let targets = httpbench_shared::session::Targets::one(url.as_str());
+    let mut unable: Vec<String> = Vec::new();
     for key in session.cases() {
         // Every case's client is one of the options' clients: the matrix was made from their names.
         let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
             drivers.push(Box::new(clients::Broken));
             continue;
         };
+        if let Some(reason) = client.cannot_speak(key.http) {
+            let note = format!("{} over {} ({reason})", key.client, key.http);
+            if !unable.contains(&note) {
+                unable.push(note);
+            }
+            drivers.push(Box::new(clients::Pooled(clients::Unable)));
+            continue;
+        }
         let target = targets.of_case(key);
         let config = clients::DriverConfig {
             // The embedded server's own URL with a path and a query added: it parses.
@@ -290,7 +302,9 @@ fn measure(
             header.environment.client_versions.entry(key.client.clone()).or_insert(v);
         }
     }
-    session.finish(header)
+    let mut finished = session.finish(header);
+    finished.report.settings.skipped.extend(unable);
+    finished
 }
 
 /// Print the report (native, then browser if any), write the exports (the HTML report with `histograms`, one

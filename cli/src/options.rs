@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use httpbench_shared::model::Pin;
-use httpbench_shared::protocol::{browser_clients, parse_client_list};
+use httpbench_shared::parse::MAX_CASES;
+use httpbench_shared::protocol::{browser_clients, check_name, parse_client_list, shown};
 use httpbench_shared::session::{Budget, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
@@ -213,6 +214,14 @@ impl RunOptions {
     /// With `--browser`, the browser half's options, its matrix checked to have a case to run.
     fn with_browser(mut self, a: &RunArgs) -> Result<Self, Usage> {
         self.browser = browser_options(a)?;
+        let per_client = self.modes.len() * self.http_versions.len() * self.load.combinations();
+        let cases = (self.clients.len() + self.browser.as_ref().map_or(0, |b| b.clients.len())) * per_client;
+        if cases > MAX_CASES {
+            return usage(format!(
+                "{cases} cases (clients x modes x HTTP versions x load levels) are more than the {MAX_CASES} one \
+                 report shows: scan fewer clients or values"
+            ));
+        }
         if let Some(b) = &self.browser {
             crate::browser::check(&self, b)?;
         }
@@ -250,26 +259,33 @@ fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage>
         .collect())
 }
 
-/// Each `--client-cmd NAME=COMMAND`: a name no other client has (letters, digits, `.`, `_`, `-`), and a
-/// command.
+/// Each `--client-cmd NAME=COMMAND`: a name no other client has (the shared rule: up to 64 letters, digits,
+/// `.`, `_`, `-`), and a command.
 fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
     let mut specs: Vec<Spec> = Vec::new();
     for g in given {
         let Some((name, command)) = g.split_once('=') else {
-            return usage(format!("--client-cmd '{g}': expected NAME=COMMAND, e.g. mine='python3 my_adapter.py'"));
+            return usage(format!(
+                "--client-cmd '{}': expected NAME=COMMAND, e.g. mine='python3 my_adapter.py'",
+                shown(g)
+            ));
         };
         let (name, command) = (name.trim(), command.trim());
-        let ok_char = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
-        if name.is_empty() || name == "all" || !name.chars().all(ok_char) {
-            return usage(format!(
-                "--client-cmd '{g}': '{name}' cannot name a client; use letters, digits, '.', '_' and '-'"
-            ));
+        // The shared rule, so a name that runs is one a result file may carry; `all` means every client.
+        let named = if name == "all" {
+            Err("'all' cannot name a client: it means every client".into())
+        } else {
+            check_name(name)
+        };
+        if let Err(e) = named {
+            return usage(format!("--client-cmd '{}': {e}", shown(g)));
         }
         if ClientKind::from_name(name).is_some() || builtin(name).is_some() || specs.iter().any(|s| s.name == name) {
+            let g = shown(g);
             return usage(format!("--client-cmd '{g}': a client named '{name}' exists already; choose another name"));
         }
         if command.is_empty() {
-            return usage(format!("--client-cmd '{g}': no command after '='"));
+            return usage(format!("--client-cmd '{}': no command after '='", shown(g)));
         }
         specs.push(Spec { name: name.into(), program: Program::Shell(command.into()) });
     }

@@ -91,7 +91,7 @@ fn warm_up(session: &mut Session, case: usize, driver: &mut dyn Driver, requests
         return;
     }
     if let Some(client) = driver.batched() {
-        let result = client.batch(requests, inst.stop, &mut |_, _| {});
+        let result = client.batch(requests, inst.stop, &mut |_, _, _| {});
         // A Ctrl-C ends the run, not the case: the session stops by the flag.
         if let (Err(e), false) = (result, inst.stop.load(Ordering::Relaxed)) {
             session.abort(case, e.reason);
@@ -192,8 +192,14 @@ fn run_batched_round(
         };
         let cpu_start = client.cpu();
         let t0 = inst.clock.now();
-        let result = client.batch(n, inst.stop, &mut |outcome, latency| {
+        let result = client.batch(n, inst.stop, &mut |outcome, latency, reason| {
             session.record(case, outcome, latency);
+            // The first failure of each kind keeps its reason, as for in-process clients.
+            if let (Some(kind), Some(reason)) = (outcome.error, reason) {
+                if session.wants_reason(case, kind) {
+                    session.note_reason(case, kind, reason.to_string());
+                }
+            }
             progress.advance(1);
             done += 1;
         });
@@ -356,7 +362,7 @@ mod batched_tests {
             &mut self,
             n: u64,
             _stop: &AtomicBool,
-            record: &mut dyn FnMut(&Outcome, Duration),
+            record: &mut dyn FnMut(&Outcome, Duration, Option<&str>),
         ) -> Result<(), BatchError> {
             self.batches.push(n);
             let upto = match self.breaks {
@@ -365,7 +371,7 @@ mod batched_tests {
             };
             for _ in 0..upto {
                 self.clock.advance(Duration::from_micros(110));
-                record(&Outcome::response(200, 1), Duration::from_micros(100));
+                record(&Outcome::response(200, 1), Duration::from_micros(100), None);
             }
             match self.breaks {
                 Some((b, _, wait)) if b == self.batches.len() => {

@@ -55,9 +55,19 @@ pub fn general(v: f64) -> String {
     }
 }
 
-/// Right-align `s` in `width` columns, as `%{width}s` does (never truncates).
+/// Right-align `s` in `width` columns, as `%{width}s` does (never truncates). Spaces are counted out rather
+/// than given to `format!` as a width: a width above 65,535 panics there, and a foreign label can be that long.
 pub fn pad_left(s: &str, width: usize) -> String {
-    format!("{s:>width$}")
+    let mut out = " ".repeat(width.saturating_sub(s.chars().count()));
+    out.push_str(s);
+    out
+}
+
+/// Left-align `s` in `width` columns, as `%-{width}s` does (never truncates); see [`pad_left`].
+pub fn pad_right(s: &str, width: usize) -> String {
+    let mut out = s.to_string();
+    out.push_str(&" ".repeat(width.saturating_sub(s.chars().count())));
+    out
 }
 
 fn split_exp(s: &str) -> (&str, i32) {

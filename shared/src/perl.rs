@@ -5,7 +5,7 @@
 //! The one liberty: Perl always rates by CPU time. Callers choose the rate ([`RateBasis`]); with
 //! [`RateBasis::Cpu`] and CPU times present, the output is exactly Perl's.
 
-use crate::cfmt::{exp, fixed, general, pad_left};
+use crate::cfmt::{exp, fixed, general, pad_left, pad_right};
 
 /// Which rate the Perl-style lines show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,7 +162,7 @@ pub fn cmpthese(rates: &[(String, f64)]) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(i, (cell, w))| if i == 0 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(i, (cell, w))| if i == 0 { pad_right(cell, *w) } else { pad_left(cell, *w) })
             .collect();
         out.push_str(&cells.join(" "));
         out.push('\n');

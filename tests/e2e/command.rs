@@ -270,3 +270,56 @@ fn every_builtin_adapter_speaks_https_when_given_the_ca() {
         }
     }
 }
+
+fn scripted_path() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/adapters/scripted.py").display().to_string()
+}
+
+/// An adapter that floods stderr is shown in part, with how much was cut (issue 29: it was forwarded without
+/// end); the run itself is unharmed.
+#[test]
+fn an_adapters_stderr_is_cut_after_twenty_lines_and_says_how_much() {
+    let cmd = format!(
+        "noisy=i=0; while [ $i -lt 3000 ]; do echo \"noise $i\" >&2; i=$((i+1)); done; exec python3 {} instant",
+        scripted_path()
+    );
+    let args = ["--clients", "noisy", "--mode", "reuse", "-n", "10", "--warmup", "0", "--no-progress"];
+    let (code, v, err) = run_json(&[&args[..], &["--client-cmd", &cmd]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(case(&v, "noisy")["ok"].as_u64(), Some(10));
+    let shown = err.lines().filter(|l| l.starts_with("httpbench: noisy/reuse says: noise ")).count();
+    assert_eq!(shown, 20, "{err}");
+    let cut = "httpbench: noisy/reuse says: ... and 2980 more lines (";
+    assert!(err.lines().any(|l| l.starts_with(cut) && l.ends_with(" bytes) not shown")), "{err}");
+    assert!(err.lines().count() < 30, "{err}");
+}
+
+/// A helper an adapter started in a session of its own (out of the adapter's process group, which is what
+/// httpbench killed) is ended with the adapter: it is a descendant, tracked as the CPU time is (issue 29).
+#[test]
+fn a_helper_in_a_session_of_its_own_is_ended_with_its_adapter() {
+    let dir = crate::helpers::scratch("setsid-helper");
+    let pidfile = dir.join("helper.pid");
+    let cmd =
+        format!("lingers=setsid sleep 300 & echo $! > {}; exec python3 {} instant", pidfile.display(), scripted_path());
+    let args = ["--clients", "lingers", "--mode", "reuse", "-n", "10", "--warmup", "0", "--no-progress"];
+    let (code, _, err) = run_json(&[&args[..], &["--client-cmd", &cmd]].concat());
+    assert_eq!(code, 0, "{err}");
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let alive = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
+        matches!(state.as_deref(), Some(s) if s != "Z")
+    };
+    // It was killed before httpbench exited; init may take a moment to reap it.
+    let until = Instant::now() + Duration::from_secs(5);
+    while alive() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survived = alive();
+    if survived {
+        // SAFETY: the helper this test started; it must not outlive the test.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    assert!(!survived, "the helper {pid} outlived its adapter");
+}

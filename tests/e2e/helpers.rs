@@ -289,3 +289,76 @@ pub fn post(url_base: &str, path: &str, body: &[u8]) -> (String, Vec<u8>) {
 pub fn python_has_requests() -> bool {
     Command::new("python3").args(["-c", "import requests"]).status().is_ok_and(|s| s.success())
 }
+
+/// What [`run_bounded`] saw: exit code, stdout, stderr, the peak memory of the process in MiB, and its time.
+pub struct Bounded {
+    pub code: i32,
+    pub out: String,
+    pub err: String,
+    pub peak_mib: i64,
+    pub took: Duration,
+}
+
+/// Run `httpbench ARGS` for at most `secs` seconds (killed then, code -9), with its peak memory: for inputs
+/// that once grew without end (`/dev/zero`, a matrix of 55,000 cases). The peak is the largest `VmHWM` seen
+/// in `/proc` while it ran, not wait4's `ru_maxrss`: a spawned child's `ru_maxrss` starts from the test
+/// process's own high-water mark (the kernel keeps it across exec), which other tests here push up.
+pub fn run_bounded(args: &[&str], secs: u64) -> Bounded {
+    let start = std::time::Instant::now();
+    // Reaped below with wait4, which also gives its peak memory; Child::wait would not.
+    #[allow(clippy::zombie_processes)]
+    let mut child = bin()
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("httpbench runs");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = r.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let pid = child.id() as i32;
+    let (mut status, mut killed, mut peak_kib) = (0, false, 0);
+    loop {
+        peak_kib = peak_kib.max(high_water_kib(pid));
+        // SAFETY: our own child's pid; WNOHANG returns at once.
+        let got = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if got == pid {
+            break;
+        }
+        if !killed && start.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            killed = true;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -libc::WTERMSIG(status) };
+    Bounded {
+        code,
+        out: out.join().unwrap(),
+        err: err.join().unwrap(),
+        peak_mib: peak_kib / 1024,
+        took: start.elapsed(),
+    }
+}
+
+/// `VmHWM` of a running process in KiB (0 once it has ended).
+fn high_water_kib(pid: i32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap_or("0 kB");
+    line.trim().trim_end_matches("kB").trim().parse().unwrap_or(0)
+}
+
+/// Make a FIFO (named pipe) at `path`, which blocks whoever opens it for reading until a writer comes.
+pub fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path and creates a file; nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+}

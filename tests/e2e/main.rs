@@ -10,6 +10,7 @@ mod concurrency;
 mod faults;
 mod helpers;
 mod hosted;
+mod hostile_files;
 mod html_report;
 mod page;
 mod perl_seed;

@@ -1,23 +1,33 @@
-//! The original Perl benchmark (`../shared/www_bench.pl`: LWP, HTTP::Lite and WWW::Curl) run unchanged against
-//! `httpbench serve`. Its modules come from Debian (scripts/setup.sh installs them).
+//! The original Perl benchmark (`www_bench.pl`: LWP, HTTP::Lite and WWW::Curl) run unchanged against
+//! `httpbench serve`. Its modules come from Debian (scripts/setup.sh installs them). The script is not part of
+//! the repository: it lives in `shared/` beside it, where this project's own machines keep it, so a user's
+//! clone has none and the test skips there, saying why (issue 29: `scripts/test.sh` failed on a clone).
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use crate::helpers::Serve;
 
-fn seed_script() -> PathBuf {
+/// The seed script beside the repository, if it is there.
+fn seed_script() -> Option<PathBuf> {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/www_bench.pl");
-    assert!(p.is_file(), "{} is missing: the seed script lives in shared/ beside the repository", p.display());
-    p
+    p.is_file().then_some(p)
 }
 
 #[test]
 #[ignore = "needs Perl's LWP, HTTP::Lite and WWW::Curl (scripts/setup.sh installs them; scripts/test.sh runs it)"]
 fn perl_seed_script_runs_unchanged_against_httpbench_serve() {
+    let Some(seed) = seed_script() else {
+        eprintln!(
+            "skipped: no www_bench.pl in shared/ beside the repository ({}): the seed script is not part of a \
+             clone; put it there to run this test",
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared").display()
+        );
+        return;
+    };
     let serve = Serve::start();
     let out = Command::new("perl")
-        .arg(seed_script())
+        .arg(seed)
         .args(["200", &serve.url])
         .env("NO_PROXY", "*")
         .env_remove("http_proxy")

@@ -45,13 +45,28 @@ pub struct CurlDriver {
     last_error: Option<String>,
 }
 
-/// libcurl's version string, with its TLS library.
+/// libcurl's version, its TLS and HTTP/2 libraries and the features a benchmark depends on, as the report
+/// records them: `libcurl 7.88.1 (OpenSSL/3.0.19, nghttp2/1.52.0; features: HTTP2 SSL libz)`. What was
+/// linked is asked of libcurl itself at run time, not assumed: a build can get another libcurl (see
+/// [`cannot_speak`]).
 pub fn version() -> String {
     let v = curl::Version::get();
-    match v.ssl_version() {
-        Some(ssl) => format!("libcurl {} ({ssl})", v.version()),
-        None => format!("libcurl {}", v.version()),
-    }
+    let mut libs: Vec<String> = v.ssl_version().into_iter().map(str::to_string).collect();
+    libs.extend(v.nghttp2_version().map(|n| format!("nghttp2/{n}")));
+    let features = [("HTTP2", v.feature_http2()), ("HTTP3", v.feature_http3()), ("SSL", v.feature_ssl())];
+    let on: Vec<&str> = features.iter().chain(&[("libz", v.feature_libz())]).filter(|f| f.1).map(|f| f.0).collect();
+    format!("libcurl {} ({}; features: {})", v.version(), libs.join(", "), on.join(" "))
+}
+
+/// Why the linked libcurl cannot make requests over `http`, if it cannot: one built without HTTP/2 (curl-sys
+/// once built its bundled copy without nghttp2 when the system's development files were missing, and every
+/// h2 request failed "[1] Unsupported protocol"). Such cases are left out with this reason.
+pub fn cannot_speak(http: HttpVersion) -> Option<String> {
+    lacks(http, curl::Version::get().feature_http2(), curl::Version::get().version())
+}
+
+fn lacks(http: HttpVersion, has_http2: bool, version: &str) -> Option<String> {
+    (http == HttpVersion::Http2 && !has_http2).then(|| format!("libcurl {version} was built without HTTP/2"))
 }
 
 impl CurlDriver {
@@ -163,5 +178,21 @@ pub fn kind(e: &curl::Error) -> ErrorKind {
         ErrorKind::Tls
     } else {
         ErrorKind::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_linked_libcurl_says_what_it_is_and_what_it_lacks() {
+        let v = version();
+        assert!(v.starts_with("libcurl ") && v.contains("; features: "), "{v}");
+        // This build asks for HTTP/2 (the curl crate's `http2` feature): whichever libcurl it got has it.
+        assert!(v.contains("HTTP2") && v.contains("nghttp2/"), "{v}");
+        assert_eq!(cannot_speak(HttpVersion::Http2), None);
+        assert_eq!(lacks(HttpVersion::Http11, false, "8.22.0"), None);
+        assert_eq!(lacks(HttpVersion::Http2, false, "8.22.0").unwrap(), "libcurl 8.22.0 was built without HTTP/2");
     }
 }

@@ -97,23 +97,38 @@ impl CurlMulti {
     }
 }
 
+/// Fill every free slot while `take` gives tickets: a request that cannot even start is recorded as failed
+/// and its slot takes the next ticket, so failures to start spend the round's count like any failure (they
+/// once ended the round: one request recorded per slot, 1 of `-n 20`, and no warning). Whether tickets remain.
+fn fill<T>(
+    slots: &mut [Option<T>],
+    mut take: impl FnMut() -> bool,
+    mut start: impl FnMut(usize) -> Result<T, Sample>,
+    record: &mut dyn FnMut(Sample),
+) -> bool {
+    for (token, slot) in slots.iter_mut().enumerate() {
+        while slot.is_none() {
+            if !take() {
+                return false;
+            }
+            match start(token) {
+                Ok(t) => *slot = Some(t),
+                Err(sample) => record(sample),
+            }
+        }
+    }
+    true
+}
+
 impl Pool for CurlMulti {
     fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
         let tickets = Tickets::new(budget);
         let mut slots: Vec<Option<Transfer>> = (0..self.in_flight).map(|_| None).collect();
         let mut more = true;
         loop {
-            // Fill every free slot while there are tickets.
-            for (token, slot) in slots.iter_mut().enumerate() {
-                if slot.is_none() && more {
-                    more = !stop.load(Ordering::Relaxed) && tickets.take();
-                    if more {
-                        match self.start(token) {
-                            Ok(t) => *slot = Some(t),
-                            Err(sample) => record(sample),
-                        }
-                    }
-                }
+            if more {
+                let take = || !stop.load(Ordering::Relaxed) && tickets.take();
+                more = fill(&mut slots, take, |token| self.start(token), record);
             }
             if slots.iter().all(Option::is_none) {
                 return;
@@ -147,5 +162,46 @@ impl Pool for CurlMulti {
 
     fn in_flight(&self) -> usize {
         self.in_flight
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn failed() -> Sample {
+        Sample {
+            outcome: Outcome::failed(ErrorKind::Protocol, None),
+            latency: Duration::ZERO,
+            phases: None,
+            reason: None,
+        }
+    }
+
+    /// Every start failing spends the whole count, `-c 4` or not; starts that work fill their slots.
+    #[test]
+    fn requests_that_cannot_start_are_each_recorded() {
+        for slots in [1, 4] {
+            let tickets = Tickets::new(RoundBudget::Requests(20));
+            let mut free: Vec<Option<()>> = vec![None; slots];
+            let mut recorded = 0;
+            let more = fill(&mut free, || tickets.take(), |_| Err(failed()), &mut |_| recorded += 1);
+            assert_eq!((recorded, more), (20, false), "{slots} slots");
+        }
+        let tickets = Tickets::new(RoundBudget::Requests(20));
+        let mut free: Vec<Option<usize>> = vec![None; 4];
+        let (mut recorded, mut calls) = (0, 0);
+        let start = |token: usize| {
+            calls += 1;
+            if calls % 2 == 0 {
+                Ok(token)
+            } else {
+                Err(failed())
+            }
+        };
+        assert!(fill(&mut free, || tickets.take(), start, &mut |_| recorded += 1));
+        assert_eq!((recorded, free), (4, vec![Some(0), Some(1), Some(2), Some(3)]));
     }
 }

@@ -7,6 +7,7 @@ mod classify;
 pub mod command;
 pub mod curl;
 mod curl_multi;
+mod deadline;
 pub mod pool;
 mod raw;
 mod raw_pool;
@@ -68,14 +69,14 @@ pub struct BatchError {
 
 /// A client that times its own requests, in batches (a command client).
 pub trait Batched {
-    /// Make `n` sequential requests and hand each outcome, with the latency the client measured, to `record`
-    /// in order. `Err` says why the batch ended early: the client broke, or `stop` was set. The client is
+    /// Make `n` sequential requests and hand each outcome, with the latency the client measured and the
+    /// reason of a failure where the client gave one, to `record` in order. `Err` says why the batch ended early: the client broke, or `stop` was set. The client is
     /// unusable after it; what it answered before was recorded.
     fn batch(
         &mut self,
         n: u64,
         stop: &AtomicBool,
-        record: &mut dyn FnMut(&Outcome, Duration),
+        record: &mut dyn FnMut(&Outcome, Duration, Option<&str>),
     ) -> Result<(), BatchError>;
 
     /// CPU time the client's processes used so far, where the OS says.
@@ -92,6 +93,18 @@ pub struct Broken;
 impl Driver for Broken {
     fn request(&mut self) -> Outcome {
         Outcome::failed(httpbench_shared::ErrorKind::Other, None)
+    }
+}
+
+/// Stands in for a case its client cannot run in this build ([`Client::cannot_speak`]): it makes no request,
+/// so the session leaves the case out of the report, whose `skipped` says why.
+pub struct Unable;
+
+impl pool::Pool for Unable {
+    fn run(&mut self, _: httpbench_shared::session::RoundBudget, _: &AtomicBool, _: &mut dyn FnMut(pool::Sample)) {}
+
+    fn in_flight(&self) -> usize {
+        1
     }
 }
 
@@ -195,6 +208,15 @@ impl ClientKind {
         }
     }
 
+    /// Why this build's copy of the client cannot make requests over `http`, if it cannot: asked of the
+    /// library at run time (the catalog says what the client speaks; a libcurl may be built without HTTP/2).
+    pub fn cannot_speak(self, http: httpbench_shared::model::HttpVersion) -> Option<String> {
+        match self {
+            ClientKind::Curl | ClientKind::CurlMulti => curl::cannot_speak(http),
+            _ => None,
+        }
+    }
+
     /// A driver for this client keeping `in_flight` requests in flight (1: sequential); fails only when the
     /// client cannot be set up at all. Blocking clients get a thread and a driver each; reqwest-async tasks on
     /// one runtime; curl-multi is one multi handle at any level; raw over plaintext one epoll loop.
@@ -253,6 +275,14 @@ impl Client {
     pub fn version(&self) -> Option<String> {
         match self {
             Client::Lib(k) => Some(k.version()),
+            Client::Command(_) => None,
+        }
+    }
+
+    /// Why this client cannot make requests over `http` in this build, if it cannot ([`ClientKind::cannot_speak`]).
+    pub fn cannot_speak(&self, http: httpbench_shared::model::HttpVersion) -> Option<String> {
+        match self {
+            Client::Lib(k) => k.cannot_speak(http),
             Client::Command(_) => None,
         }
     }

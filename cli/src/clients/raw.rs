@@ -16,6 +16,7 @@ use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 
 use super::classify::io_kind;
+use super::deadline::Timed;
 use super::{Driver, DriverConfig};
 
 const BUF_BYTES: usize = 64 * 1024;
@@ -35,10 +36,20 @@ pub struct RawDriver {
     phases: Option<PhaseTimes>,
 }
 
-/// A connection: plain TCP, or TLS on it.
+/// A connection: plain TCP, or TLS on it; either way every read ends by the request's deadline.
 enum Conn {
-    Plain(TcpStream),
-    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+    Plain(Timed),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, Timed>>),
+}
+
+impl Conn {
+    /// The next request on this connection is due by `deadline`.
+    fn set_deadline(&mut self, deadline: Instant) {
+        match self {
+            Conn::Plain(s) => s.set_deadline(deadline),
+            Conn::Tls(s) => s.sock.set_deadline(deadline),
+        }
+    }
 }
 
 impl Read for Conn {
@@ -106,7 +117,7 @@ impl RawDriver {
 
     /// A new connection, over TLS for `https` (the handshake happens with the first write).
     fn open(&mut self, deadline: Instant) -> Result<Conn, ErrorKind> {
-        let tcp = self.connect(deadline)?;
+        let tcp = Timed::new(self.connect(deadline)?, self.config.timeout, deadline);
         match &self.tls {
             None => Ok(Conn::Plain(tcp)),
             Some(Err(e)) => {
@@ -147,12 +158,17 @@ impl RawDriver {
         let start = Instant::now();
         let (mut connected, mut shaken) = (start, start);
         let mut stream = match self.stream.take() {
-            Some(s) => s,
+            Some(mut s) => {
+                s.set_deadline(deadline);
+                s
+            }
             None => {
                 let mut s = self.open(deadline).map_err(|k| (k, false))?;
                 connected = Instant::now();
                 if let Conn::Tls(tls) = &mut s {
-                    // The handshake, on its own, so its time is a phase (it would happen with the first write).
+                    // The handshake, on its own, so its time is a phase (it would happen with the first write);
+                    // its reads end by the deadline like every other (a peer dripping it byte by byte once
+                    // kept one request going for minutes).
                     let rustls::StreamOwned { conn, sock } = tls.as_mut();
                     while conn.is_handshaking() {
                         if let Err(e) = conn.complete_io(sock) {
@@ -249,8 +265,7 @@ fn tls_setup(config: &DriverConfig, host: &str) -> Result<(Arc<rustls::ClientCon
 /// when the time is up). Timed even on loopback: a server whose accept queue is full drops SYNs, and an untimed
 /// connect would retry for minutes. Three system calls fewer per connection than std's `connect_timeout`
 /// (non-blocking on, poll, non-blocking off), which matters in fresh mode where every request connects.
-/// The read timeout is set once per connection, not per read: the deadline is checked before every read, so a
-/// request ends within two timeouts even against a server that drips one byte at a time.
+/// The read timeout set here is the first; [`Timed`] keeps it within the deadline of each request.
 fn connect_blocking(addr: &SocketAddr, connect: Duration, read: Duration) -> io::Result<TcpStream> {
     let socket = Socket::new(Domain::for_address(*addr), Type::STREAM, Some(Protocol::TCP))?;
     socket.set_write_timeout(Some(connect))?;

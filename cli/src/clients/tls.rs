@@ -14,6 +14,9 @@ use std::sync::{Arc, OnceLock};
 use httpbench_shared::model::HttpVersion;
 use rustls::pki_types::CertificateDer;
 
+/// Largest PEM file read (`--cacert`, `serve --cert`/`--key`): the system's whole CA bundle is about 220 KB.
+pub const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
+
 /// `--cacert`: the file, and the certificates read from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaFile {
@@ -28,8 +31,8 @@ impl CaFile {
     pub fn read(path: &std::path::Path) -> Result<CaFile, String> {
         use rustls::pki_types::pem::PemObject;
         let shown = path.display();
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-            .map_err(|e| format!("--cacert {shown}: cannot read it ({e})"))?
+        let pem = crate::files::read_capped(path, MAX_PEM_BYTES).map_err(|e| format!("--cacert {shown}: {e}"))?;
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
             .collect::<Result<_, _>>()
             .map_err(|e| format!("--cacert {shown}: not a PEM certificate file ({e})"))?;
         if certs.is_empty() {

@@ -37,11 +37,15 @@ pub fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
     let Some(file) = inside(dir, &rel) else {
         return message(StatusCode::NOT_FOUND, "not found");
     };
-    match std::fs::read(&file) {
+    // Through the one capped reader: a file swapped for a FIFO or a device after the check is still refused.
+    match crate::files::read_capped(&file, MAX_FILE_BYTES) {
         Ok(bytes) => isolated(Response::new(TargetBody::owned(bytes)), content_type(&file)),
         Err(_) => message(StatusCode::NOT_FOUND, "not found"),
     }
 }
+
+/// Largest page file served: the page's wasm is about 500 KB.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `dir/rel` if `rel` is a plain relative path whose real location is inside `dir`.
 pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {

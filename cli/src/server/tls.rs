@@ -47,15 +47,18 @@ impl OwnCert {
     /// Read `cert` and `key`; the error names the flag and the file, and says what is wrong with it.
     pub fn read(cert: &Path, key: &Path) -> Result<OwnCert, String> {
         use rustls::pki_types::pem::PemObject;
-        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-            .map_err(|e| format!("--cert {}: cannot read it ({e})", cert.display()))?
+        let read = |flag: &str, path: &Path| {
+            crate::files::read_text(path, crate::clients::tls::MAX_PEM_BYTES)
+                .map_err(|e| format!("{flag} {}: {e}", path.display()))
+        };
+        let cert_pem = read("--cert", cert)?;
+        let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
             .collect::<Result<_, _>>()
             .map_err(|e| format!("--cert {}: not a PEM certificate file ({e})", cert.display()))?;
         if chain.is_empty() {
             return Err(format!("--cert {}: holds no certificate (expected PEM, leaf first)", cert.display()));
         }
-        let key_pem =
-            std::fs::read_to_string(key).map_err(|e| format!("--key {}: cannot read it ({e})", key.display()))?;
+        let key_pem = read("--key", key)?;
         let der = PrivateKeyDer::from_pem_slice(key_pem.as_bytes())
             .map_err(|e| format!("--key {}: no PEM private key in it ({e})", key.display()))?;
         // The pin is of the key's public half: the SubjectPublicKeyInfo the certificate carries.

@@ -1,6 +1,6 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
 //! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
-//! durations as typed, the tags that count a case's connections, and the page's query string (to and from,
+//! durations as typed, the bound on a client's name, the tags that count a case's connections, and the page's query string (to and from,
 //! imports included). One home for each, tested natively, used by both front ends.
 
 mod clients;
@@ -10,6 +10,7 @@ mod duration;
 mod http;
 mod load;
 mod modes;
+mod names;
 mod query;
 mod status;
 
@@ -28,5 +29,6 @@ pub use load::{
     MAX_CONCURRENCY, MAX_DELAY_MS,
 };
 pub use modes::Modes;
+pub use names::{check_name, shown, MAX_NAME_CHARS};
 pub use query::PageQuery;
 pub use status::{PageStatus, MAX_STATUS_BYTES, STATUS_PATH};

@@ -1,4 +1,5 @@
-//! One CSV line per case with raw figures in fixed units (seconds, nanoseconds, bytes), for spreadsheets.
+//! One CSV line per case with raw figures in fixed units (seconds, nanoseconds, bytes), for spreadsheets;
+//! text cells that a spreadsheet would run as formulas are neutralised.
 
 use crate::view::{rows, Source};
 
@@ -53,11 +54,30 @@ pub fn render(sources: &[Source<'_>]) -> String {
     out
 }
 
-/// RFC 4180 quoting, only where a field needs it.
+/// RFC 4180 quoting, only where a field needs it. A text field that starts with `=`, `+`, `-` or `@` is
+/// a formula to a spreadsheet (`=HYPERLINK(...)` from a file's name or a foreign label): it gets a leading
+/// `'`, as OWASP advises, so it shows as the text it is. Numbers are left alone.
 fn quote(field: &str) -> String {
+    let formula = field.starts_with(['=', '+', '-', '@']) && field.parse::<f64>().is_err();
+    let field = if formula { format!("'{field}") } else { field.to_string() };
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn formulas_are_neutralised_and_numbers_kept() {
+        assert_eq!(quote("=HYPERLINK(\"http://x\")/curl"), "\"'=HYPERLINK(\"\"http://x\"\")/curl\"");
+        assert_eq!(quote("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(quote("+1+2/curl"), "'+1+2/curl");
+        assert_eq!(quote("-1.5"), "-1.5");
+        assert_eq!(quote("curl/fresh"), "curl/fresh");
+        assert_eq!(quote("a,b"), "\"a,b\"");
     }
 }

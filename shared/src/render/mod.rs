@@ -3,6 +3,7 @@
 
 pub mod charts;
 mod csv;
+mod escape;
 mod html;
 pub mod levels;
 mod markdown;
@@ -18,6 +19,7 @@ use std::str::FromStr;
 use crate::perl::RateBasis;
 use crate::view::Source;
 
+pub use escape::escape_controls;
 pub use notes::notes;
 pub use scans::scan_figures;
 pub use table::{stats_header, stats_row};

@@ -188,8 +188,8 @@ pub(super) fn change_lines(before: &Source<'_>, after: &Source<'_>) -> Option<St
         let interval =
             c.interval.map(|(lo, hi)| format!(" [{:+.1}%, {:+.1}%]", lo * 100.0, hi * 100.0)).unwrap_or_default();
         out.push_str(&format!(
-            "  {:<width$}  {} → {} req/s  {:+.1}%{interval}  {}\n",
-            c.case,
+            "  {}  {} → {} req/s  {:+.1}%{interval}  {}\n",
+            crate::cfmt::pad_right(&c.case, width),
             crate::units::rate(c.before),
             crate::units::rate(c.after),
             c.change * 100.0,

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 /// A report built through the real recorder from arbitrary outcomes and durations.
 fn report_strategy() -> impl Strategy<Value = Report> {
     let request = (0u64..10_000_000_000, 0u16..700, 0u64..1_000_000, 0usize..12);
-    let case = (prop::collection::vec(request, 0..60), 1u32..6, prop::bool::ANY, "[a-z/#-]{0,12}");
+    let case = (prop::collection::vec(request, 0..60), 1u32..6, prop::bool::ANY, "[a-z][a-z0-9._-]{0,11}");
     prop::collection::vec(case, 0..6).prop_map(|cases| {
         let cases = cases
             .into_iter()

@@ -173,3 +173,20 @@ pub(crate) fn scan() -> Report {
 fn text_of_a_concurrency_and_body_size_scan() {
     insta::assert_snapshot!(render(&[Source::new(&scan())], Format::Text, &RenderOptions::default()));
 }
+
+/// A label longer than a format width may be (65,535) once panicked the `cmpthese` chart (issue 29): no
+/// renderer pads with `format!` widths any more. The parser refuses such names; this is the renderers' own
+/// guarantee, for reports built in memory.
+#[test]
+fn a_label_of_any_length_renders_in_every_format() {
+    let long = "x".repeat(70_000);
+    let mut report = fixture::report(EnvironmentKind::Native);
+    report.cases = vec![case(&long, Mode::Fresh, 100, 7, 0, None), case("curl", Mode::Reuse, 80, 5, 0, None)];
+    let two = [Source { report: &report, tag: Some("a") }, Source { report: &report, tag: Some("b") }];
+    for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
+        for basis in [RateBasis::Wall, RateBasis::Cpu] {
+            let out = render(&two, format, &RenderOptions { basis });
+            assert!(out.contains(&long), "{format}");
+        }
+    }
+}

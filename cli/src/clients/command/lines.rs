@@ -1,6 +1,6 @@
 //! The lines a command client prints, read strictly: a request line (`<ns> <status> <body_bytes>`, or
-//! `<ns> 0 0 <kind>` for a failure), `end`, or `version <text>`. Anything else is named back in the error,
-//! so a broken adapter says which line broke it.
+//! `<ns> 0 0 <kind>` for a failure, optionally followed by a space and a one-line reason), `end`, or
+//! `version <text>`. Anything else is named back in the error, so a broken adapter says which line broke it.
 
 use std::time::Duration;
 
@@ -15,6 +15,8 @@ pub enum Line<'a> {
         latency: Duration,
         /// What happened.
         outcome: Outcome,
+        /// Why it failed, in the adapter's words, where it said (the rest of a failure line).
+        reason: Option<&'a str>,
     },
     /// The batch is complete.
     End,
@@ -34,14 +36,13 @@ pub fn parse(line: &str) -> Result<Line<'_>, String> {
     if let Some(text) = line.strip_prefix("version ") {
         return Ok(Line::Version(text.trim()));
     }
-    let mut fields = line.split(' ');
+    // Everything after the fourth field is the reason: it has spaces of its own.
+    let mut fields = line.splitn(5, ' ');
     let (Some(ns), Some(status), Some(bytes)) = (fields.next(), fields.next(), fields.next()) else {
         return Err("expected '<nanoseconds> <status> <body_bytes>', '<nanoseconds> 0 0 <kind>' or 'end'".into());
     };
     let kind = fields.next();
-    if fields.next().is_some() {
-        return Err("more than four fields".into());
-    }
+    let reason = fields.next().map(str::trim).filter(|r| !r.is_empty());
     let ns: u64 = ns.parse().map_err(|_| format!("'{ns}' is not a whole number of nanoseconds"))?;
     let latency = Duration::from_nanos(ns);
     let status: u16 = status.parse().map_err(|_| format!("'{status}' is not an HTTP status"))?;
@@ -54,7 +55,7 @@ pub fn parse(line: &str) -> Result<Line<'_>, String> {
         (100..=599, Some(_)) => return Err("a response line has three fields; a kind goes with status 0".into()),
         _ => return Err(format!("status {status} is not an HTTP status (100-599, or 0 for a failure)")),
     };
-    Ok(Line::Request { latency, outcome })
+    Ok(Line::Request { latency, outcome, reason })
 }
 
 fn unknown_kind(kind: &str) -> String {
@@ -70,10 +71,25 @@ mod tests {
     fn the_three_kinds_of_line() {
         assert_eq!(
             parse("1500 200 612"),
-            Ok(Line::Request { latency: Duration::from_nanos(1500), outcome: Outcome::response(200, 612) })
+            Ok(Line::Request {
+                latency: Duration::from_nanos(1500),
+                outcome: Outcome::response(200, 612),
+                reason: None
+            })
         );
         let failed = Outcome::failed(ErrorKind::Timeout, None);
-        assert_eq!(parse("10 0 0 timeout"), Ok(Line::Request { latency: Duration::from_nanos(10), outcome: failed }));
+        let at = Duration::from_nanos(10);
+        assert_eq!(parse("10 0 0 timeout"), Ok(Line::Request { latency: at, outcome: failed, reason: None }));
+        // An old adapter's line and a new one's, with a reason of several words.
+        let failed = Outcome::failed(ErrorKind::Tls, None);
+        assert_eq!(
+            parse("10 0 0 tls  Can't connect (hostname verification failed) "),
+            Ok(Line::Request {
+                latency: at,
+                outcome: failed,
+                reason: Some("Can't connect (hostname verification failed)")
+            })
+        );
         assert_eq!(parse("end\r"), Ok(Line::End));
         assert_eq!(parse("version LWP 6.68 (perl 5.36)"), Ok(Line::Version("LWP 6.68 (perl 5.36)")));
         // A 404 is a complete response: the session counts it as a `status` failure.
@@ -95,8 +111,8 @@ mod tests {
             ("10 0 0 gremlins", "unknown error kind 'gremlins': expected one of connect, dns"),
             ("10 200 612 timeout", "a kind goes with status 0"),
             ("10 999 1", "status 999"),
-            ("10 200 1 x y", "more than four"),
-            ("  10 200 612", "more than four"),
+            ("10 200 1 x y", "a kind goes with status 0"),
+            ("  10 200 612", "'' is not a whole number"),
         ] {
             let e = parse(line).unwrap_err();
             assert!(e.contains(says), "{line:?}: {e}");

@@ -123,7 +123,7 @@ impl CommandDriver {
         match Adapter::spawn(&mut spec.command(config), &label, printer) {
             Ok(adapter) => {
                 d.adapter = Some(adapter);
-                if let Err(broke) = d.exchange(0, stop, START_LIMIT, &mut |_, _| {}) {
+                if let Err(broke) = d.exchange(0, stop, START_LIMIT, &mut |_, _, _| {}) {
                     d.fail(broke.reason);
                 }
             }
@@ -148,7 +148,7 @@ impl CommandDriver {
         n: u64,
         stop: &AtomicBool,
         limit: Duration,
-        record: &mut dyn FnMut(&Outcome, Duration),
+        record: &mut dyn FnMut(&Outcome, Duration, Option<&str>),
     ) -> Result<(), Broke> {
         let name = self.spec.name.clone();
         let mut last_line = Instant::now();
@@ -181,8 +181,8 @@ impl CommandDriver {
             };
             match lines::parse(line).map_err(bad)? {
                 Line::Request { .. } if got == n => return Err(bad(format!("more request lines than the {n} asked"))),
-                Line::Request { latency, outcome } => {
-                    record(&outcome, latency);
+                Line::Request { latency, outcome, reason } => {
+                    record(&outcome, latency, reason);
                     got += 1;
                     self.answered += 1;
                 }
@@ -230,7 +230,7 @@ impl Driver for CommandDriver {
     /// One request as a batch of one (the runner hands command clients whole batches instead).
     fn request(&mut self) -> Outcome {
         let mut outcome = Outcome::failed(ErrorKind::Other, None);
-        let _ = self.batch(1, &AtomicBool::new(false), &mut |o, _| outcome = *o);
+        let _ = self.batch(1, &AtomicBool::new(false), &mut |o, _, _| outcome = *o);
         outcome
     }
 
@@ -244,7 +244,7 @@ impl Batched for CommandDriver {
         &mut self,
         n: u64,
         stop: &AtomicBool,
-        record: &mut dyn FnMut(&Outcome, Duration),
+        record: &mut dyn FnMut(&Outcome, Duration, Option<&str>),
     ) -> Result<(), BatchError> {
         if let Some(reason) = &self.broken {
             return Err(BatchError { reason: reason.clone(), idle: Duration::ZERO });

@@ -1,6 +1,8 @@
-//! The adapter's process: started with its pipes, its stderr shown as its messages (and the last lines kept
-//! for the reason of a failure), its CPU time read from `/proc`, and ended politely (stdin closed, as the
-//! protocol says, then a bounded wait) or, when it does not go, killed with every process it started.
+//! The adapter's process: started with its pipes, its stderr shown as its messages (the first
+//! [`STDERR_SHOWN`] lines, then how much more was cut; the last lines kept for the reason of a failure), its
+//! CPU time read from `/proc`, and ended politely (stdin closed, as the protocol says, then a bounded wait) or,
+//! when it does not go, killed with every process it started: its process group, and every descendant seen
+//! while it ran, which includes helpers that left the group for a session of their own.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -8,6 +10,7 @@ use std::process::{ChildStdin, Command, ExitStatus};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use httpbench_shared::render::escape_controls;
 use httpbench_shared::CpuTime;
 
 use super::pipe::LineReader;
@@ -18,6 +21,9 @@ use crate::progress::Printer;
 const STDERR_KEPT: usize = 5;
 /// Longest stderr line shown; longer ones are cut.
 const STDERR_LINE: usize = 300;
+/// Lines of an adapter's stderr shown; the rest are counted, and the count shown when its stderr closes (an
+/// adapter printing in a loop once flooded the terminal without end).
+pub const STDERR_SHOWN: usize = 20;
 /// How long an adapter may take to exit once its stdin is closed.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
@@ -36,6 +42,8 @@ pub struct Adapter {
     pub out: LineReader,
     child: KillOnDrop,
     said: Arc<Mutex<Said>>,
+    /// Every process seen below the adapter (pid, start time), noted at each CPU reading: ended with it.
+    seen: Mutex<Vec<(u32, u64)>>,
 }
 
 impl Adapter {
@@ -51,12 +59,25 @@ impl Adapter {
         if let Some(err) = child.stderr.take() {
             forward_stderr(err, format!("httpbench: {label} says: "), said.clone(), printer.clone());
         }
-        Ok(Adapter { stdin, out, child, said })
+        Ok(Adapter { stdin, out, child, said, seen: Mutex::new(Vec::new()) })
     }
 
-    /// CPU time of the adapter and every process below it, while it runs (a zombie still tells its own).
+    /// CPU time of the adapter and every process below it, while it runs (a zombie still tells its own);
+    /// the processes below it are noted, to be ended with it.
     pub fn cpu(&self) -> Option<CpuTime> {
-        crate::cpu::tree_cpu(self.child.id())
+        let (cpu, below) = crate::cpu::tree_usage(self.child.id())?;
+        self.note(below);
+        Some(cpu)
+    }
+
+    fn note(&self, below: Vec<(u32, u64)>) {
+        if let Ok(mut seen) = self.seen.lock() {
+            for p in below {
+                if !seen.contains(&p) {
+                    seen.push(p);
+                }
+            }
+        }
     }
 
     /// Its exit status once it has exited, waiting `limit` at most.
@@ -93,20 +114,27 @@ impl Adapter {
 
 impl Drop for Adapter {
     /// Close stdin, which tells the adapter to exit; kill its group if it has not within [`EXIT_WAIT`] (the
-    /// group too when it has: a helper it started may live on).
+    /// group too when it has: a helper it started may live on), and every process seen below it.
     fn drop(&mut self) {
+        // Before the wait: once the adapter is reaped, what it started is re-parented and out of its tree.
+        self.note(crate::cpu::tree_usage(self.child.id()).map(|(_, below)| below).unwrap_or_default());
         self.stdin = None;
         let _ = self.exit_status(EXIT_WAIT);
         self.kill_group();
+        crate::cpu::end_all(&self.seen.lock().map(|s| s.clone()).unwrap_or_default());
+        // Its stderr has closed with it (or soon): let the last of it, and what was cut, be shown.
+        let _ = self.last_said(EXIT_WAIT);
     }
 }
 
-/// Show the adapter's stderr as its messages, and keep the last lines for the reason of a failure. Lines are
-/// read as bytes (an adapter may print anything) and cut at [`STDERR_LINE`] characters.
+/// Show the adapter's stderr as its messages (the first [`STDERR_SHOWN`] lines, then one line saying how
+/// many more were cut), and keep the last lines for the reason of a failure. Lines are read as bytes (an
+/// adapter may print anything), cut at [`STDERR_LINE`] characters and shown with control characters escaped.
 fn forward_stderr(err: std::process::ChildStderr, prefix: String, kept: Arc<Mutex<Said>>, printer: Printer) {
     std::thread::spawn(move || {
         let mut reader = BufReader::new(err);
         let mut buf = Vec::new();
+        let (mut shown, mut cut_lines, mut cut_bytes) = (0, 0u64, 0u64);
         loop {
             buf.clear();
             // A bounded read per line: an endless line is taken in pieces, never held whole.
@@ -116,13 +144,21 @@ fn forward_stderr(err: std::process::ChildStderr, prefix: String, kept: Arc<Mute
             }
             let text = String::from_utf8_lossy(&buf);
             let line: String = text.trim_end().chars().take(STDERR_LINE).collect();
-            printer.line(&format!("{prefix}{line}"));
+            if shown < STDERR_SHOWN {
+                printer.line(&format!("{prefix}{}", escape_controls(&line)));
+                shown += 1;
+            } else {
+                (cut_lines, cut_bytes) = (cut_lines + 1, cut_bytes + buf.len() as u64);
+            }
             if let Ok(mut k) = kept.lock() {
                 if k.lines.len() == STDERR_KEPT {
                     k.lines.pop_front();
                 }
                 k.lines.push_back(line);
             }
+        }
+        if cut_lines > 0 {
+            printer.line(&format!("{prefix}... and {cut_lines} more lines ({cut_bytes} bytes) not shown"));
         }
         if let Ok(mut k) = kept.lock() {
             k.closed = true;
