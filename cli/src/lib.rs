@@ -13,7 +13,6 @@ pub mod clients;
 mod compare;
 mod cpu;
 mod environment;
-pub mod link;
 mod options;
 mod output;
 mod placement;

@@ -7,6 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::share;
 
 use crate::helpers::{run, scratch};
 use crate::page::{eval, launch, open, row_labels, state, testid, Origin};
@@ -74,7 +75,7 @@ fn shares_and_opens(origin: Origin) {
     let link = eval(&tab, value);
     assert!(link.starts_with(&page) && link.contains(query.as_str()), "the page's own address, then #r=: {link}");
     // The CLI reads the page's link: the very report the page holds.
-    let shared = parse_reports(&httpbench::link::decode(&link).unwrap()).unwrap();
+    let shared = parse_reports(&share::decode(&link).unwrap()).unwrap();
     assert_eq!(shared, parse_reports(&testid(&tab, "result-json")).unwrap());
 
     // The CLI's link opens in a fresh tab as that report, nothing run.

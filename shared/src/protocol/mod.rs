@@ -1,7 +1,8 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
 //! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
-//! durations as typed, the tags that count a case's connections, and the page's query string (to and from,
-//! imports included). One home for each, tested natively, used by both front ends.
+//! durations as typed, the tags that count a case's connections, the page's query string (to and from,
+//! imports included) and the share links that carry a result file (`#r=`). One home for each, tested
+//! natively, used by both front ends.
 
 mod clients;
 mod close;
@@ -11,6 +12,7 @@ mod http;
 mod load;
 mod modes;
 mod query;
+pub mod share;
 mod status;
 
 pub use clients::{
