@@ -58,11 +58,12 @@ pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<St
         [one] => serde_json::to_string(one)?,
         all => serde_json::to_string(all)?,
     };
+    let link = share::encode(page.as_str(), &json);
     // Too long to share is a warning here, not a refusal: the link works in a browser, and the user asked for it.
-    Ok(share::encode_to_share(page.as_str(), &json).unwrap_or_else(|e| {
+    if let Err(e) = share::check_length(&link) {
         eprintln!("httpbench: warning: {e}; share the file instead");
-        share::encode(page.as_str(), &json)
-    }))
+    }
+    Ok(link)
 }
 
 /// Read one file's reports.

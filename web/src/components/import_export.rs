@@ -44,8 +44,9 @@ fn own_json(state: PageState) -> Option<String> {
 /// What the field beside Share shows: the link to this run (also put on the clipboard), or why there is none.
 fn share_own(state: PageState) -> String {
     let Some(json) = own_json(state) else { return String::new() };
-    match share::encode_to_share(&crate::browser::address(), &json) {
-        Ok(link) => {
+    let link = share::encode(&crate::browser::address(), &json);
+    match share::check_length(&link) {
+        Ok(()) => {
             crate::browser::copy_to_clipboard(&link);
             link
         }
