@@ -4,13 +4,12 @@
 //! hold the format); here each front end's wiring is tested: the button, the page reading its fragment at
 //! start, `share` and `compare`.
 
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::share;
 
-use crate::helpers::{run, scratch};
+use crate::helpers::{run, scratch, wait_until};
 use crate::page::{eval, launch, open, row_labels, state, testid, Origin};
 
 /// A CLI result file, in a scratch folder of its own named `name`.
@@ -108,10 +107,8 @@ fn shares_and_opens(origin: Origin) {
     assert!(row_labels(&cut).is_empty());
 }
 
-fn wait(done: impl Fn() -> bool, what: &str, tab: &headless_chrome::Tab) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(120), "no {what} after 2 min; status: {}", testid(tab, "status"));
-        thread::sleep(Duration::from_millis(100));
-    }
+/// Wait for the page in `tab` (the bounded wait of these tests), saying its status and import error if not.
+fn wait(done: impl FnMut() -> bool, what: &str, tab: &headless_chrome::Tab) {
+    let why = || format!("status: {}; import error: {}", testid(tab, "status"), testid(tab, "import-error"));
+    wait_until(what, Duration::from_secs(120), done, why);
 }
