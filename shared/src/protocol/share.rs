@@ -4,9 +4,9 @@
 //! button makes such links and opens them; `httpbench share` makes them and `compare` reads them as files.
 //! This is the format's one home: both front ends call it, so a link made by one always opens in the other.
 //!
-//! Both caps are checked here: a link longer than [`MAX_LINK_CHARS`] is too long to share ([`check_length`]: the
-//! page refuses it, the CLI warns and prints it all the same), and a link whose result inflates beyond [`MAX_INFLATED_BYTES`] is refused while
-//! inflating, never held in memory whole.
+//! Both caps are checked here: a link longer than [`MAX_LINK_CHARS`] is too long to share ([`check_length`]:
+//! the page refuses it, the CLI warns and prints it all the same), and a link whose result inflates beyond
+//! [`MAX_INFLATED_BYTES`] is refused when its output reaches the cap, never inflated further.
 
 use base64::alphabet::URL_SAFE;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
