@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use httpbench_shared::parse::{parse_reports, MAX_CASES};
+use httpbench_shared::protocol::share;
 use httpbench_shared::{render, RenderOptions, Report, Source};
 
 use crate::options::{CompareOptions, Usage};
@@ -20,7 +21,7 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
     let mut links = 0;
     for path in &options.files {
         let given = path.to_string_lossy();
-        let (tag, reports) = if crate::link::is_link(&given) && !path.exists() {
+        let (tag, reports) = if share::is_link(&given) && !path.exists() {
             links += 1;
             let tag = if links == 1 { "link".to_string() } else { format!("link{links}") };
             (tag, load_link(&given)?)
@@ -48,7 +49,7 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
 /// The reports in a link's fragment; errors name the link by its start.
 fn load_link(link: &str) -> anyhow::Result<Vec<Report>> {
     let shown: String = link.chars().take(60).collect();
-    let text = crate::link::decode(link).map_err(|e| Usage(format!("{shown}...: {e}")))?;
+    let text = share::decode(link).map_err(|e| Usage(format!("{shown}...: {e}")))?;
     parse_reports(&text).map_err(|e| Usage(format!("{shown}...: {e}")).into())
 }
 
@@ -63,13 +64,10 @@ pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<St
         [one] => serde_json::to_string(one)?,
         all => serde_json::to_string(all)?,
     };
-    let link = crate::link::encode(page.as_str(), &json);
-    if link.len() > crate::link::MAX_LINK_CHARS {
-        eprintln!(
-            "httpbench: warning: the link is {} characters, more than many programs keep ({}); share the file instead",
-            link.len(),
-            crate::link::MAX_LINK_CHARS
-        );
+    let link = share::encode(page.as_str(), &json);
+    // Too long to share is a warning here, not a refusal: the link works in a browser, and the user asked for it.
+    if let Err(e) = share::check_length(&link) {
+        eprintln!("httpbench: warning: {e}; share the file instead");
     }
     Ok(link)
 }

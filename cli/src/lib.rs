@@ -14,7 +14,6 @@ mod compare;
 mod cpu;
 mod environment;
 mod files;
-pub mod link;
 mod options;
 mod output;
 mod placement;

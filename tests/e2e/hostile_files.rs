@@ -91,7 +91,7 @@ fn a_name_no_client_has_is_refused_where_it_enters() {
     let says = ["cannot name a client", "(74000 characters)"];
     let args = ["compare", long.to_str().unwrap()];
     assert_refused(&run_bounded(&args, 30), &args, &says);
-    let link = httpbench::link::encode("https://x.test/", &v.to_string());
+    let link = httpbench_shared::protocol::share::encode("https://x.test/", &v.to_string());
     assert!(link.len() < 3000, "a short link: {}", link.len());
     let args = ["compare", link.as_str()];
     assert_refused(&run_bounded(&args, 30), &args, &says);

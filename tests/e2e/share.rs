@@ -1,14 +1,15 @@
 //! Results as links: `httpbench share` puts result files in a page link and `compare` reads it back; the page's
 //! Share button makes a link the CLI reads, and a link the CLI made opens in the page as that report, without a
-//! run (headless Chromium on the built page). The page codes in JavaScript, the CLI in Rust: each reads the
-//! other's links here.
+//! run (headless Chromium on the built page). Both code links with shared's `protocol::share` (its unit tests
+//! hold the format); here each front end's wiring is tested: the button, the page reading its fragment at
+//! start, `share` and `compare`.
 
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::share;
 
-use crate::helpers::{run, scratch};
+use crate::helpers::{run, scratch, wait_until};
 use crate::page::{eval, launch, open, row_labels, state, testid, Origin};
 
 /// A CLI result file, in a scratch folder of its own named `name`.
@@ -74,8 +75,17 @@ fn shares_and_opens(origin: Origin) {
     let link = eval(&tab, value);
     assert!(link.starts_with(&page) && link.contains(query.as_str()), "the page's own address, then #r=: {link}");
     // The CLI reads the page's link: the very report the page holds.
-    let shared = parse_reports(&httpbench::link::decode(&link).unwrap()).unwrap();
+    let shared = parse_reports(&share::decode(&link).unwrap()).unwrap();
     assert_eq!(shared, parse_reports(&testid(&tab, "result-json")).unwrap());
+    // And the page opens its own link as that report, under the tag shared-link.
+    let own = browser.new_tab().unwrap();
+    open(&own, &link);
+    wait(|| row_labels(&own).len() == 2, "the page's own shared rows", &own);
+    let mut rows = row_labels(&own);
+    rows.sort();
+    assert_eq!(rows, ["fetch", "js-fetch"]);
+    assert!(testid(&own, "imported").contains("shared-link"), "{}", testid(&own, "imported"));
+    assert_eq!(state(&own), "idle", "nothing was run");
 
     // The CLI's link opens in a fresh tab as that report, nothing run.
     let file = cli_result("share-page");
@@ -92,13 +102,13 @@ fn shares_and_opens(origin: Origin) {
     let cut = browser.new_tab().unwrap();
     open(&cut, &cli_link.trim()[..cli_link.trim().len() - 40]);
     wait(|| testid(&cut, "import-error").contains("shared-link"), "the error", &cut);
+    let error = testid(&cut, "import-error");
+    assert!(error.starts_with("shared-link: ") && error.ends_with("was the link cut short?"), "{error}");
     assert!(row_labels(&cut).is_empty());
 }
 
-fn wait(done: impl Fn() -> bool, what: &str, tab: &headless_chrome::Tab) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(120), "no {what} after 2 min; status: {}", testid(tab, "status"));
-        thread::sleep(Duration::from_millis(100));
-    }
+/// Wait for the page in `tab` (the bounded wait of these tests), saying its status and import error if not.
+fn wait(done: impl FnMut() -> bool, what: &str, tab: &headless_chrome::Tab) {
+    let why = || format!("status: {}; import error: {}", testid(tab, "status"), testid(tab, "import-error"));
+    wait_until(what, Duration::from_secs(120), done, why);
 }

@@ -1,7 +1,8 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
 //! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
-//! durations as typed, the bound on a client's name, the tags that count a case's connections, and the page's query string (to and from,
-//! imports included). One home for each, tested natively, used by both front ends.
+//! durations as typed, the bound on a client's name, the tags that count a case's connections, the page's
+//! query string (to and from, imports included) and the share links that carry a result file (`#r=`). One home
+//! for each, tested natively, used by both front ends.
 
 mod clients;
 mod close;
@@ -12,6 +13,7 @@ mod load;
 mod modes;
 mod names;
 mod query;
+pub mod share;
 mod status;
 
 pub use clients::{

@@ -1,9 +1,11 @@
 //! Export and import of result files: download this page's run as a result file of the CLI's schema
-//! (`environment.kind = "browser"`) or share it as a link (the result in the URL's fragment), and import one
-//! or more result files (file picker or paste), e.g. the CLI's `--export-json` output, to compare browser and
-//! native cases in one report and one table. A shared link is imported through the file picker.
+//! (`environment.kind = "browser"`) or share it as a link (the result in the URL's fragment, coded by shared's
+//! `protocol::share`, as `httpbench share` codes it), and import one or more result files (file picker, paste,
+//! or the share link the page was opened from), e.g. the CLI's `--export-json` output, to compare browser and
+//! native cases in one report and one table.
 
 use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::share;
 use httpbench_shared::Source;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -24,6 +26,34 @@ pub fn import_text(state: PageState, tag: &str, text: &str) -> Result<usize, Str
     Ok(n)
 }
 
+/// The tag of the report a share link holds, in the imports and in errors.
+const SHARED_LINK_TAG: &str = "shared-link";
+
+/// Import the result in `link` (a share link, or a page fragment `#r=...`) under the tag `shared-link`, as a
+/// picked file is imported; the error names the link by that tag.
+fn import_link(state: PageState, link: &str) -> Result<usize, String> {
+    let text = share::decode(link).map_err(|e| format!("{SHARED_LINK_TAG}: {e}"))?;
+    import_text(state, SHARED_LINK_TAG, &text)
+}
+
+/// This run's result file, as Export JSON writes it and a share link carries it.
+fn own_json(state: PageState) -> Option<String> {
+    state.own.with_untracked(|own| own.as_ref().map(|r| httpbench_shared::render::json(&[Source::new(r)])))
+}
+
+/// What the field beside Share shows: the link to this run (also put on the clipboard), or why there is none.
+fn share_own(state: PageState) -> String {
+    let Some(json) = own_json(state) else { return String::new() };
+    let link = share::encode(&crate::browser::address(), &json);
+    match share::check_length(&link) {
+        Ok(()) => {
+            crate::browser::copy_to_clipboard(&link);
+            link
+        }
+        Err(e) => format!("{e}: use Export JSON"),
+    }
+}
+
 /// A file name without its directory and `.json`, as a short tag.
 fn tag_of(file_name: &str) -> String {
     file_name.rsplit('/').next().unwrap_or(file_name).trim_end_matches(".json").to_string()
@@ -31,13 +61,19 @@ fn tag_of(file_name: &str) -> String {
 
 /// The export and import controls, on the page state (context).
 #[component]
-pub fn ImportExport() -> impl IntoView {
+pub fn ImportExport(
+    /// The share link the page was opened from (its fragment `#r=...`), imported at once; none by default.
+    #[prop(optional_no_strip)]
+    shared_link: Option<String>,
+) -> impl IntoView {
     let state = expect_context::<PageState>();
-    let error = RwSignal::new(String::new());
+    // A page opened from a share link shows its report at once; a broken link says why, where imports do.
+    let opened = shared_link.and_then(|link| import_link(state, &link).err());
+    let error = RwSignal::new(opened.unwrap_or_default());
     let pasted = RwSignal::new(String::new());
+    let link = RwSignal::new(String::new());
     let export = move |_| {
-        if let Some(r) = state.own.get_untracked() {
-            let json = httpbench_shared::render::json(&[Source::new(&r)]);
+        if let Some(json) = own_json(state) {
             let name = format!(
                 "httpbench-web-{}.json",
                 js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default().replace(':', "-")
@@ -76,11 +112,15 @@ pub fn ImportExport() -> impl IntoView {
             <button type="button" data-testid="export-json" disabled=move || state.own.with(|o| o.is_none()) on:click=export>
                 "Export JSON"
             </button>
-            // The link is made by `httpbenchShare` in index.html, from the result JSON the page already holds.
-            <button type="button" data-testid="share" onclick="httpbenchShare()" disabled=move || state.own.with(|o| o.is_none())>
+            <button
+                type="button"
+                data-testid="share"
+                disabled=move || state.own.with(|o| o.is_none())
+                on:click=move |_| link.set(share_own(state))
+            >
                 "Share as link"
             </button>
-            <input data-testid="share-link" aria-label="Link to this run" readonly />
+            <input data-testid="share-link" aria-label="Link to this run" readonly prop:value=move || link.get() />
             <label for="import-file">"Import result files (JSON, e.g. httpbench --export-json)"</label>
             <input id="import-file" data-testid="import-file" type="file" accept=".json,application/json" multiple on:change=pick />
             <label for="import-paste">"…or paste a result file"</label>

@@ -9,6 +9,7 @@ mod results;
 mod serve_link;
 mod state;
 
+use httpbench_shared::protocol::share;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -17,12 +18,15 @@ use crate::settings::RawSettings;
 pub use state::{Imported, PageState, Phase};
 
 /// The page: the settings and the imports come from the query string (shared's `PageQuery`: `?target=&n=
-/// &duration=&warmup=&rounds=&clients=&mode=&autorun=1&import=URL`).
+/// &duration=&warmup=&rounds=&clients=&mode=&autorun=1&import=URL`), a shared result from the fragment
+/// (`#r=...`, shared's `protocol::share`).
 #[component]
 pub fn App() -> impl IntoView {
     let query = crate::browser::page_query();
     let initial = RawSettings::from_query(&crate::browser::origin(), &query);
-    view! { <Bench initial=initial imports=query.imports /> }
+    let fragment = crate::browser::fragment();
+    let shared_link = share::is_link(&fragment).then_some(fragment);
+    view! { <Bench initial=initial imports=query.imports shared_link=shared_link /> }
 }
 
 /// The benchmark page with the given initial settings; it starts a run at once when `initial.autorun` is set.
@@ -33,6 +37,9 @@ pub fn Bench(
     /// URLs of result files to load for comparison as the page starts (none by default).
     #[prop(optional)]
     imports: Vec<String>,
+    /// The share link the page was opened from, imported as `shared-link` (none by default).
+    #[prop(optional_no_strip)]
+    shared_link: Option<String>,
 ) -> impl IntoView {
     let state = PageState::new();
     provide_context(state);
@@ -49,7 +56,7 @@ pub fn Bench(
             <Status />
             <results::Results />
             <environment::EnvironmentPanel />
-            <import_export::ImportExport />
+            <import_export::ImportExport shared_link=shared_link />
         </main>
     }
 }
