@@ -114,10 +114,10 @@ fn browser_and_native_side_by_side() {
 #[test]
 fn two_runs_of_one_environment_are_told_apart_by_tag() {
     let (a, b) = (native(), native());
-    let sources = [Source { report: &a, tag: Some("before") }, Source { report: &b, tag: Some("after") }];
+    let sources = [Source::tagged(&a, Some("before")), Source::tagged(&b, Some("after"))];
     let out = render(&sources, Format::Text, &RenderOptions::default());
     assert!(out.contains("before/curl/fresh") && out.contains("after/raw/reuse"), "{out}");
-    let sources = [Source { report: &a, tag: Some("same") }, Source { report: &b, tag: Some("same") }];
+    let sources = [Source::tagged(&a, Some("same")), Source::tagged(&b, Some("same"))];
     let out = render(&sources, Format::Csv, &RenderOptions::default());
     assert!(out.contains("\nsame/curl/fresh,") && out.contains("\nsame/curl/fresh#2,"), "{out}");
 }

@@ -54,7 +54,7 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     let text = common::by_testid(&host, "report").text_content().unwrap();
     let own = parse_reports(&common::by_testid(&host, "result-json").text_content().unwrap()).unwrap();
     let cli = parse_reports(CLI_REPORT).unwrap();
-    let sources = [Source { report: &own[0], tag: Some("this page") }, Source { report: &cli[0], tag: Some("pasted") }];
+    let sources = [Source::tagged(&own[0], Some("this page")), Source::tagged(&cli[0], Some("pasted"))];
     assert_eq!(text, render(&sources, Format::Text, &RenderOptions::default()));
     assert!(text.contains("browser/fetch") && text.contains("native/curl"), "{text}");
     // A file that is not a result file is refused with shared's message, and nothing is added.
