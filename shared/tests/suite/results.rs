@@ -53,12 +53,14 @@ fn a_histogram_belongs_to_its_own_report() {
     assert!(!shown.contains("Latency histogram of a/"), "{shown}");
 }
 
-/// A browser negotiates its HTTP version itself: a case asked for HTTP/1.1 that ran over HTTP/2 reports
-/// HTTP/2, and its histogram is named by the case as reported, so the page still finds it.
+/// A browser asked for no version negotiates one itself (the page opened by hand): its case, keyed HTTP/1.1,
+/// ran over HTTP/2 and reports HTTP/2, and its histogram is named by the case as reported, so the page still
+/// finds it.
 #[test]
 fn a_case_over_a_version_it_observed_keeps_its_histogram() {
     let plan = Plan { budget: Budget::Count(2), warmup: 0, rounds: 1, interleave: true };
-    let matrix = Matrix::new(EnvironmentKind::Browser, vec!["fetch".into()], vec![Mode::Reuse]);
+    let matrix =
+        Matrix { negotiated: true, ..Matrix::new(EnvironmentKind::Browser, vec!["fetch".into()], vec![Mode::Reuse]) };
     let mut session = Session::new(plan, matrix, None);
     while let Step::Round { case, .. } = session.next_step() {
         for _ in 0..2 {
