@@ -182,7 +182,7 @@ fn a_label_of_any_length_renders_in_every_format() {
     let long = "x".repeat(70_000);
     let mut report = fixture::report(EnvironmentKind::Native);
     report.cases = vec![case(&long, Mode::Fresh, 100, 7, 0, None), case("curl", Mode::Reuse, 80, 5, 0, None)];
-    let two = [Source { report: &report, tag: Some("a") }, Source { report: &report, tag: Some("b") }];
+    let two = [Source::tagged(&report, Some("a")), Source::tagged(&report, Some("b"))];
     for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
         for basis in [RateBasis::Wall, RateBasis::Cpu] {
             let out = render(&two, format, &RenderOptions { basis });
