@@ -37,12 +37,12 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
             "these files hold {cases} cases, more than the {MAX_CASES} one report shows; compare fewer"
         )));
     }
-    let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source { report: r, tag: Some(tag) }).collect();
+    let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source::tagged(r, Some(tag))).collect();
     let render_options = RenderOptions { basis: options.basis };
     crate::output::print(&render(&sources, options.format, &render_options))?;
     // Result files keep percentiles, not histograms: the HTML report draws percentile charts for every case.
     let files: Vec<(&Path, String)> =
-        options.export_html.iter().map(|path| (path.as_path(), render::html(&sources, &[], &render_options))).collect();
+        options.export_html.iter().map(|path| (path.as_path(), render::html(&sources, &render_options))).collect();
     Ok(if crate::output::write_all(&files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

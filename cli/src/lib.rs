@@ -32,8 +32,7 @@ use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::render::escape_controls;
-use httpbench_shared::session::{Finished, Header, Matrix, Session};
-use httpbench_shared::stats::Bin;
+use httpbench_shared::session::{CaseHistogram, Finished, Header, Matrix, Session};
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
 
 use crate::args::{Cli, Command};
@@ -160,8 +159,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if interrupted {
         eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
     }
-    // One histogram per native case, in case order, as the session hands them over; browser cases have none.
-    let histograms: Vec<Option<Vec<Bin>>> = native.histograms.into_iter().map(|h| Some(h.bins)).collect();
+    // The native cases' histograms, each named by its case; the browser's report comes without any.
+    let histograms = native.histograms;
     let mut reports = vec![native.report];
     let browser_failed = join_browser(browser, &mut reports);
     let code = emit(&reports, &histograms, options)?;
@@ -306,10 +305,13 @@ fn measure(
     finished
 }
 
-/// Print the report (native, then browser if any), write the exports (the HTML report with `histograms`, one
-/// per case of the reports in order, where known), and choose the exit code.
-fn emit(reports: &[Report], histograms: &[Option<Vec<Bin>>], options: &RunOptions) -> anyhow::Result<ExitCode> {
-    let sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
+/// Print the report (native, then browser if any), write the exports (the HTML report with `histograms`, the
+/// native report's, each found by its case), and choose the exit code.
+fn emit(reports: &[Report], histograms: &[CaseHistogram], options: &RunOptions) -> anyhow::Result<ExitCode> {
+    let mut sources: Vec<Source<'_>> = reports.iter().map(Source::new).collect();
+    if let Some(native) = sources.first_mut() {
+        *native = native.with_histograms(histograms);
+    }
     let render_options = RenderOptions { basis: options.basis };
     output::print(&render(&sources, options.format, &render_options))?;
     let ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
@@ -319,7 +321,7 @@ fn emit(reports: &[Report], histograms: &[Option<Vec<Bin>>], options: &RunOption
         .map(|(format, path)| (path.as_path(), render(&sources, *format, &render_options)))
         .collect();
     if let Some(path) = &options.export_html {
-        files.push((path, render::html(&sources, histograms, &render_options)));
+        files.push((path, render::html(&sources, &render_options)));
     }
     let written = output::write_all(&files);
     Ok(if ok && written { ExitCode::SUCCESS } else { ExitCode::from(1) })

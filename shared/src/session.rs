@@ -36,6 +36,22 @@ impl CaseKey {
     }
 }
 
+impl CaseKey {
+    /// The key of a finished case, from what its report records: how a renderer finds the case's histogram
+    /// ([`CaseHistogram::key`]) in a report whose cases and histograms need not be in the same order.
+    pub fn of(case: &Case) -> CaseKey {
+        CaseKey {
+            client: case.client.clone(),
+            mode: case.mode,
+            http: case.http_version,
+            body_bytes: case.body_bytes,
+            server_delay_ms: case.server_delay_ms,
+            // A report's concurrency came from a `u32` key; a hand-made one beyond it matches no histogram.
+            concurrency: u32::try_from(case.in_flight()).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 /// What the front end should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
@@ -346,13 +362,12 @@ impl Session {
                 }
             }
         }
-        // Keyed as the report's case reads (a browser's observed version), so a row finds its own histogram.
+        // Keyed as the report's case reads (a browser's observed version), so a row finds its own histogram
+        // by `CaseKey::of` its case.
         let histograms = measured
             .iter()
-            .map(|c| {
-                let key = CaseKey { http: c.observed_http.unwrap_or(c.key.http), ..c.key.clone() };
-                CaseHistogram { key, bins: c.recorder.histogram(HISTOGRAM_BINS) }
-            })
+            .zip(&cases)
+            .map(|(c, case)| CaseHistogram { key: CaseKey::of(case), bins: c.recorder.histogram(HISTOGRAM_BINS) })
             .collect();
         let report = Report {
             schema_version: SCHEMA_VERSION,

@@ -9,20 +9,44 @@
 use std::collections::BTreeSet;
 
 use crate::model::{Case, Report};
+use crate::session::{CaseHistogram, CaseKey};
+use crate::stats::Bin;
 
-/// One report to render, with an optional tag naming where it came from (a file stem, `baseline`, ...).
+/// One report to render, with an optional tag naming where it came from (a file stem, `baseline`, ...), and
+/// the latency histograms its run kept.
 #[derive(Debug, Clone, Copy)]
 pub struct Source<'a> {
     /// The report.
     pub report: &'a Report,
     /// Short name of the source, used in labels when environments alone do not tell reports apart.
     pub tag: Option<&'a str>,
+    /// The histograms of this report's cases, each named by its case and found by that name, never by
+    /// position; empty for a report read from a file (it keeps percentiles only). Carried by the source, not
+    /// beside the list of sources, because two reports can hold the same case (a native and a browser
+    /// `reqwest`), and only the report a histogram came from tells which one it belongs to.
+    pub histograms: &'a [CaseHistogram],
 }
 
 impl<'a> Source<'a> {
-    /// A report with no tag.
+    /// A report with no tag and no histograms.
     pub fn new(report: &'a Report) -> Self {
-        Source { report, tag: None }
+        Source { report, tag: None, histograms: &[] }
+    }
+
+    /// A report with a tag and no histograms.
+    pub fn tagged(report: &'a Report, tag: Option<&'a str>) -> Self {
+        Source { report, tag, histograms: &[] }
+    }
+
+    /// This source with its run's histograms.
+    pub fn with_histograms(self, histograms: &'a [CaseHistogram]) -> Self {
+        Source { histograms, ..self }
+    }
+
+    /// The histogram of `case`, one of this report's cases, if its run kept one.
+    pub fn histogram(&self, case: &Case) -> Option<&'a [Bin]> {
+        let key = CaseKey::of(case);
+        self.histograms.iter().find(|h| h.key == key).map(|h| h.bins.as_slice())
     }
 }
 
@@ -35,6 +59,8 @@ pub struct Row<'a> {
     pub case: &'a Case,
     /// The report it belongs to.
     pub report: &'a Report,
+    /// The case's latency histogram, where its run kept one (see [`Source::histograms`]).
+    pub histogram: Option<&'a [Bin]>,
 }
 
 /// Label every case of `sources`, in order.
@@ -83,7 +109,7 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
                 concurrency: levels_differ.then(|| case.in_flight()),
             };
             parts.push_to(&mut label);
-            rows.push(Row { label, case, report: source.report });
+            rows.push(Row { label, case, report: source.report, histogram: source.histogram(case) });
         }
     }
     dedupe(&mut rows);

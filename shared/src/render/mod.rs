@@ -8,6 +8,7 @@ mod html;
 pub mod levels;
 mod markdown;
 mod notes;
+mod results;
 mod scans;
 mod table;
 mod text;
@@ -21,9 +22,7 @@ use crate::view::Source;
 
 pub use escape::escape_controls;
 pub use notes::notes;
-pub use scans::scan_figures;
 pub use table::{stats_header, stats_row};
-pub use text::summary;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,17 +98,19 @@ pub fn text(sources: &[Source<'_>], options: &RenderOptions) -> String {
     text::render(sources, options)
 }
 
-/// The HTML report of `sources`: one self-contained file (inline CSS and SVG, no script, nothing fetched) with
-/// the summary, charts, statistics table, the text report and the environment. `histograms` holds the latency
-/// histogram of each row of [`crate::view::rows`]`(sources)`, in order, `None` where none is known (a report
-/// read from a file keeps percentiles only: those rows get a percentile chart), as for rows past its end.
-pub fn html(sources: &[Source<'_>], histograms: &[Option<Vec<crate::stats::Bin>>], options: &RenderOptions) -> String {
-    html::render(sources, histograms, options)
+/// The HTML report of `sources`: one self-contained file (inline CSS and SVG, no script, nothing fetched)
+/// holding [`results`] under a title. Each case's latency histogram is the one its source carries for it
+/// ([`Source::histograms`]); a case without one (a report read from a file keeps percentiles only) gets a
+/// percentile chart.
+pub fn html(sources: &[Source<'_>], options: &RenderOptions) -> String {
+    html::render(sources, options)
 }
 
-/// The statistics tables of `rows` as HTML, one per load level (the page shows them as the HTML report does).
-pub fn html_tables(rows: &[crate::view::Row<'_>]) -> String {
-    html::tables(rows)
+/// The results of `sources` as markup, every section in its order: what ran, summary, rate chart, statistics
+/// tables, latency histograms (or percentile charts), scan charts, the text report, notes and environment.
+/// The HTML report's body and the page's results are this one string, styled by `render/report.css`.
+pub fn results(sources: &[Source<'_>], options: &RenderOptions) -> String {
+    results::render(sources, options)
 }
 
 /// The result file(s) as pretty JSON, newline-terminated.

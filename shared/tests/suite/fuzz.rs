@@ -92,7 +92,7 @@ proptest! {
 
     #[test]
     fn every_renderer_takes_any_report_and_json_round_trips(a in report_strategy(), b in report_strategy()) {
-        let sources = [Source { report: &a, tag: Some("a") }, Source { report: &b, tag: Some("a") }];
+        let sources = [Source::tagged(&a, Some("a")), Source::tagged(&b, Some("a"))];
         for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
             for basis in [RateBasis::Wall, RateBasis::Cpu] {
                 let _ = render(&sources, format, &RenderOptions { basis });

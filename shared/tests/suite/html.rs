@@ -2,28 +2,45 @@
 //! where it did not), and the promises of the format checked on their own: self-contained (no script, no
 //! asset fetched from anywhere), every label escaped, the text report inside it unchanged.
 
-use httpbench_shared::render::{html, text};
-use httpbench_shared::session::HISTOGRAM_BINS;
-use httpbench_shared::stats::Bin;
+use httpbench_shared::model::Report;
+use httpbench_shared::render::{html, results, text};
+use httpbench_shared::session::{CaseHistogram, CaseKey, HISTOGRAM_BINS};
 use httpbench_shared::{RenderOptions, Source};
 
 use crate::render::{browser, native, recorded, scan, NATIVE_CASES};
 
-/// The histograms of [`native`]'s cases, as its session would have handed them over.
-fn native_histograms() -> Vec<Option<Vec<Bin>>> {
-    NATIVE_CASES
+/// The histograms of [`native`]'s cases (of `r`, made by it), as its session would have handed them over,
+/// each named by its case.
+pub(crate) fn native_histograms(r: &Report) -> Vec<CaseHistogram> {
+    r.cases
         .iter()
-        .map(|&(base, spread, fail)| Some(recorded(base, spread, fail).histogram(HISTOGRAM_BINS)))
+        .zip(NATIVE_CASES)
+        .map(|(case, (base, spread, fail))| CaseHistogram {
+            key: CaseKey::of(case),
+            bins: recorded(base, spread, fail).histogram(HISTOGRAM_BINS),
+        })
         .collect()
 }
 
 #[test]
 fn html_report() {
     let r = native();
-    let mut histograms = native_histograms();
+    let mut histograms = native_histograms(&r);
     // The last case as if read from a file: a percentile chart instead.
-    histograms[3] = None;
-    insta::assert_snapshot!(html(&[Source::new(&r)], &histograms, &RenderOptions::default()));
+    histograms.pop();
+    insta::assert_snapshot!(html(&[Source::new(&r).with_histograms(&histograms)], &RenderOptions::default()));
+}
+
+/// The report's body is the results composition the page shows, whole; its style the sheet the page links.
+#[test]
+fn the_html_report_is_the_composition_in_a_document() {
+    let r = native();
+    let histograms = native_histograms(&r);
+    let sources = [Source::new(&r).with_histograms(&histograms)];
+    let page = html(&sources, &RenderOptions::default());
+    let body = format!("<main>\n<h1>httpbench report</h1>\n{}</main>\n", results(&sources, &RenderOptions::default()));
+    assert!(page.contains(&body), "{page}");
+    assert!(page.contains(include_str!("../../src/render/report.css")), "the page's sheet, inlined");
 }
 
 /// Every `http://` or `https://` in `page` that is neither the target's URL (as text) nor the SVG namespace.
@@ -42,9 +59,10 @@ fn the_html_report_is_self_contained_and_escapes_every_label() {
     let (mut n, b) = (native(), browser());
     n.cases[0].client = "<script>alert(\"x\")</script>".into();
     n.environment.cpu = Some("Evil & <b>Co</b>".into());
-    let sources = [Source { report: &n, tag: Some("a\"b") }, Source { report: &b, tag: Some("c") }];
-    let histograms = native_histograms();
-    let page = html(&sources, &histograms, &RenderOptions::default());
+    let sources = [Source::tagged(&n, Some("a\"b")), Source::tagged(&b, Some("c"))];
+    let histograms = native_histograms(&n);
+    let sources = [sources[0].with_histograms(&histograms), sources[1]];
+    let page = html(&sources, &RenderOptions::default());
     assert!(page.starts_with("<!doctype html>") && page.ends_with("</html>\n"));
     assert!(!page.to_ascii_lowercase().contains("<script"), "no script, not even from a label");
     assert!(page.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), "the label is shown, escaped");
@@ -68,7 +86,7 @@ fn the_html_report_is_self_contained_and_escapes_every_label() {
 fn the_html_report_of_nothing_says_so() {
     let mut r = native();
     r.cases.clear();
-    let page = html(&[Source::new(&r)], &[], &RenderOptions::default());
+    let page = html(&[Source::new(&r)], &RenderOptions::default());
     assert!(page.contains("No cases were measured.") && !page.contains("<svg"), "{page}");
 }
 
@@ -76,7 +94,7 @@ fn the_html_report_of_nothing_says_so() {
 fn a_single_case_reports_its_rate_as_the_summary() {
     let mut r = native();
     r.cases.truncate(1);
-    let page = html(&[Source::new(&r)], &[None], &RenderOptions::default());
+    let page = html(&[Source::new(&r)], &RenderOptions::default());
     assert!(page.contains("curl ran at "), "{page}");
 }
 
@@ -85,7 +103,7 @@ fn a_single_case_reports_its_rate_as_the_summary() {
 #[test]
 fn a_scan_has_its_charts_and_a_table_per_level() {
     let r = scan();
-    let page = html(&[Source::new(&r)], &[], &RenderOptions::default());
+    let page = html(&[Source::new(&r)], &RenderOptions::default());
     assert_eq!(page.matches("data-testid=\"stats-table\"").count(), 4, "one table per level");
     assert!(page.contains("<h3>At 8 in flight, 64k bodies</h3>"), "{page}");
     let start = page.find("<h2>Scans</h2>").expect("a scan section");

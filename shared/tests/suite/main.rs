@@ -7,4 +7,5 @@ mod fuzz;
 mod html;
 mod perl_golden;
 mod render;
+mod results;
 mod warnings;

@@ -114,10 +114,10 @@ fn browser_and_native_side_by_side() {
 #[test]
 fn two_runs_of_one_environment_are_told_apart_by_tag() {
     let (a, b) = (native(), native());
-    let sources = [Source { report: &a, tag: Some("before") }, Source { report: &b, tag: Some("after") }];
+    let sources = [Source::tagged(&a, Some("before")), Source::tagged(&b, Some("after"))];
     let out = render(&sources, Format::Text, &RenderOptions::default());
     assert!(out.contains("before/curl/fresh") && out.contains("after/raw/reuse"), "{out}");
-    let sources = [Source { report: &a, tag: Some("same") }, Source { report: &b, tag: Some("same") }];
+    let sources = [Source::tagged(&a, Some("same")), Source::tagged(&b, Some("same"))];
     let out = render(&sources, Format::Csv, &RenderOptions::default());
     assert!(out.contains("\nsame/curl/fresh,") && out.contains("\nsame/curl/fresh#2,"), "{out}");
 }
@@ -182,7 +182,7 @@ fn a_label_of_any_length_renders_in_every_format() {
     let long = "x".repeat(70_000);
     let mut report = fixture::report(EnvironmentKind::Native);
     report.cases = vec![case(&long, Mode::Fresh, 100, 7, 0, None), case("curl", Mode::Reuse, 80, 5, 0, None)];
-    let two = [Source { report: &report, tag: Some("a") }, Source { report: &report, tag: Some("b") }];
+    let two = [Source::tagged(&report, Some("a")), Source::tagged(&report, Some("b"))];
     for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
         for basis in [RateBasis::Wall, RateBasis::Cpu] {
             let out = render(&two, format, &RenderOptions { basis });

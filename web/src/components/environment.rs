@@ -1,9 +1,9 @@
-//! The environment panel: user agent, `crossOriginIsolated` and how it was reached (headers or the page's
-//! service worker), the measured `performance.now()` step, and a
-//! warning when that step is too coarse for per-request percentiles (rates, timed over whole rounds, are not
-//! affected), by the report's own rule ([`timer_too_coarse`]): against the last run's fastest median, or an
-//! absolute step before any run. It shows the environment of the last run, or the browser's as detected when
-//! the page loaded.
+//! The environment panel, "This browser": user agent, `crossOriginIsolated` and how it was reached (headers or
+//! the page's service worker), the measured `performance.now()` step, and a warning when that step is too
+//! coarse for per-request percentiles (rates, timed over whole rounds, are not affected), by the report's own
+//! rule ([`timer_too_coarse`]): against the last run's fastest median, or an absolute step before any run. It
+//! shows the environment of the last run, or the browser's as detected when the page loaded, so before any run
+//! too; the results' own Environment section says where each report shown ran.
 
 use httpbench_shared::render::warnings::timer_too_coarse;
 use httpbench_shared::units::duration_ns;
@@ -20,8 +20,8 @@ pub fn EnvironmentPanel() -> impl IntoView {
     let env = move || state.own.with(|o| o.as_ref().map(|r| r.environment.clone())).unwrap_or_else(|| detected.clone());
     let p50 = move || state.own.with(|o| o.as_ref().and_then(fastest_median));
     view! {
-        <section class="environment" aria-label="Environment" data-testid="environment">
-            <h2>"Environment"</h2>
+        <section class="environment" aria-label="This browser" data-testid="environment">
+            <h2>"This browser"</h2>
             {move || panel(&env(), p50())}
         </section>
     }

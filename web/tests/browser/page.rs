@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use httpbench_shared::parse::parse_reports;
+use httpbench_shared::render::results;
 use httpbench_shared::{render, Format, RenderOptions, Source};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -22,6 +23,22 @@ fn row_labels(host: &web_sys::HtmlElement) -> Vec<String> {
         .collect()
 }
 
+/// The headings (`h2`, `h3`) of the page's results, in order.
+fn shown_headings(host: &web_sys::HtmlElement) -> Vec<String> {
+    let found = host.query_selector_all("section[aria-label='Results'] :is(h2, h3)").unwrap();
+    (0..found.length()).map(|i| found.get(i).unwrap().text_content().unwrap()).collect()
+}
+
+/// The headings of shared's composition of `sources`, in order: what the page must show.
+fn composed_headings(sources: &[Source<'_>]) -> Vec<String> {
+    let markup = results(sources, &RenderOptions::default());
+    let mut out = Vec::new();
+    for part in markup.split("<h").skip(1).filter(|p| p.starts_with("2>") || p.starts_with("3>")) {
+        out.push(part[2..part.find("</h").unwrap()].replace("&amp;", "&"));
+    }
+    out
+}
+
 #[wasm_bindgen_test]
 async fn the_report_is_what_shared_renders_for_the_exported_result() {
     let host = common::mount(common::small(&common::target(), "fetch,xhr,js-fetch", "reuse", 20));
@@ -36,7 +53,9 @@ async fn the_report_is_what_shared_renders_for_the_exported_result() {
     assert_eq!(row_labels(&host), vec!["fetch", "xhr", "js-fetch"]);
     let chart = common::by_testid(&host, "rate-chart").inner_html();
     assert_eq!(chart.matches("<rect").count(), 3, "{chart}");
-    assert_eq!(common::by_testid(&host, "histograms").inner_html().matches("<svg").count(), 3);
+    let histograms = common::by_testid(&host, "histograms").inner_html();
+    assert_eq!(histograms.matches("aria-label=\"Latency histogram of ").count(), 3, "{histograms}");
+    assert_eq!(shown_headings(&host), composed_headings(&[Source::new(&reports[0])]), "the composition's sections");
     host.remove();
 }
 
@@ -54,9 +73,15 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     let text = common::by_testid(&host, "report").text_content().unwrap();
     let own = parse_reports(&common::by_testid(&host, "result-json").text_content().unwrap()).unwrap();
     let cli = parse_reports(CLI_REPORT).unwrap();
-    let sources = [Source { report: &own[0], tag: Some("this page") }, Source { report: &cli[0], tag: Some("pasted") }];
+    let sources = [Source::tagged(&own[0], Some("this page")), Source::tagged(&cli[0], Some("pasted"))];
     assert_eq!(text, render(&sources, Format::Text, &RenderOptions::default()));
     assert!(text.contains("browser/fetch") && text.contains("native/curl"), "{text}");
+    // The same sections as the HTML report of both, an Environment per report; the run's case has its
+    // histogram, the file's cases their percentiles.
+    assert_eq!(shown_headings(&host), composed_headings(&sources));
+    let latency = common::by_testid(&host, "histograms").inner_html();
+    assert_eq!(latency.matches("aria-label=\"Latency histogram of browser/fetch,").count(), 1, "{latency}");
+    assert_eq!(latency.matches("aria-label=\"Latency percentiles of native/").count(), 2, "{latency}");
     // A file that is not a result file is refused with shared's message, and nothing is added.
     paste.set_value("{\"schema_version\": 9}");
     paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();

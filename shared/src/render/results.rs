@@ -1,0 +1,202 @@
+//! The results, as markup: the one composition that the HTML report wraps in its document and the page shows
+//! as it is, so both show the same sections in the same order, styled by the same sheet (`report.css`). The
+//! order is the one people look in: what ran, the summary, the rate chart, the statistics tables, the latency
+//! histograms as small multiples (percentile charts where a report kept no histogram), the scan charts, then
+//! the text report (in a box that scrolls sideways rather than cutting its lines), the notes and the
+//! environment. Every section reuses the text renderer's parts, so the two never disagree.
+//!
+//! The `data-testid`s (`summary`, `rate-chart`, `stats-table`, `stats-row`, `histograms`, `scan-chart`,
+//! `report`) are what the end-to-end tests and headless drivers read, in the report and the page alike.
+
+use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
+use super::notes::{notes, placement};
+use super::scans::scan_figures;
+use super::table::stats_tables;
+use super::text::{change_lines, header, summary};
+use super::RenderOptions;
+use crate::units::{duration_ns, rate};
+use crate::view::{rows, Row, Source};
+
+/// Every section of the results of `sources` (see [`super::results`]).
+pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+    let rows = rows(sources);
+    let mut out = what_ran(sources);
+    if rows.is_empty() {
+        out.push_str("<p>No cases were measured.</p>\n");
+    } else {
+        out.push_str(&summary_section(sources, &rows));
+        let chart =
+            format!("<figure class=\"rates\" data-testid=\"rate-chart\">{}</figure>\n", rate_chart(&rate_bars(&rows)));
+        out.push_str(&section("Wall rates, with 95% confidence intervals", &chart));
+        out.push_str(&section("Statistics", &tables(&rows)));
+        out.push_str(&section("Latency", &latency(&rows)));
+        out.push_str(&scans(&rows));
+    }
+    let text = super::text(sources, options);
+    let pre = format!("<pre class=\"report\" data-testid=\"report\" tabindex=\"0\">{}</pre>\n", escape(&text));
+    out.push_str(&section("Text report", &pre));
+    out.push_str(&notes_section(sources, &rows));
+    out.push_str(&environment(sources));
+    out
+}
+
+/// A section: its heading, then `body`.
+fn section(heading: &str, body: &str) -> String {
+    format!("<section>\n<h2>{}</h2>\n{body}</section>\n", escape(heading))
+}
+
+/// The text report's header lines of each source: program, machine, target, settings.
+fn what_ran(sources: &[Source<'_>]) -> String {
+    let mut out = "<header class=\"run\">\n".to_string();
+    for source in sources {
+        for line in header(source).lines() {
+            out.push_str(&format!("<p class=\"meta\">{}</p>\n", escape(line)));
+        }
+    }
+    out.push_str("</header>\n");
+    out
+}
+
+/// The text report's summary (which case ran fastest, and by how much) and, for two reports, its change
+/// lines; with a single case, its rate.
+fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
+    let mut text = match (summary(rows), rows) {
+        (Some(s), _) => s,
+        (None, [one]) => format!("{} ran at {} requests per wall-clock second\n", one.label, rate(one.case.rate_wall)),
+        (None, _) => "No case completed a request.\n".to_string(),
+    };
+    if let [before, after] = sources {
+        if let Some(lines) = change_lines(before, after) {
+            text.push('\n');
+            text.push_str(&lines);
+        }
+    }
+    let body = format!("<pre class=\"summary\" data-testid=\"summary\">{}</pre>\n", escape(text.trim_end()));
+    section("Summary", &body)
+}
+
+/// The statistics tables of the text report (one per load level when a scan ran), as HTML tables that scroll
+/// sideways on a narrow screen.
+fn tables(rows: &[Row<'_>]) -> String {
+    let tables = stats_tables(rows);
+    let mut out = String::new();
+    for (title, body) in &tables.levels {
+        if !title.is_empty() {
+            out.push_str(&format!("<h3>At {}</h3>\n", escape(title)));
+        }
+        out.push_str(
+            "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Statistics table\">\n\
+             <table data-testid=\"stats-table\">\n<thead><tr>",
+        );
+        for h in &tables.header {
+            out.push_str(&format!("<th scope=\"col\">{}</th>", escape(h)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for cells in body {
+            // The first cell is the case's label.
+            out.push_str(&format!("<tr data-testid=\"stats-row\" data-case=\"{}\">", escape(&cells[0])));
+            for (i, cell) in cells.iter().enumerate() {
+                let (open, close) = if i == 0 { ("th scope=\"row\"", "th") } else { ("td", "td") };
+                out.push_str(&format!("<{open}>{}</{close}>", escape(cell)));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n</div>\n");
+    }
+    out
+}
+
+/// The scan charts, when a scan ran, in a grid under their heading.
+fn scans(rows: &[Row<'_>]) -> String {
+    let body = scan_figures(rows);
+    if body.is_empty() {
+        return body;
+    }
+    section("Scans", &format!("<div class=\"figures scans\">\n{body}</div>\n"))
+}
+
+/// A histogram per case in a grid of small multiples, each the one its own report's run kept for that case
+/// ([`Row::histogram`]); a percentile chart for a case with none. The caption says what the charts are.
+fn latency(rows: &[Row<'_>]) -> String {
+    let mut charts = String::new();
+    let (mut histograms, mut percentiles) = (false, false);
+    for row in rows {
+        let svg = match (row.histogram, &row.case.latency_ns) {
+            (Some(bins), _) if !bins.is_empty() => {
+                histograms = true;
+                histogram(&row.label, bins)
+            }
+            (_, Some(l)) => {
+                percentiles = true;
+                percentile_chart(&row.label, l)
+            }
+            (_, None) => format!("<p>{}: no request was ok, so no latency.</p>", escape(&row.label)),
+        };
+        charts.push_str(&format!("<figure>{svg}</figure>\n"));
+    }
+    let mut caption = Vec::new();
+    if histograms {
+        caption.push(
+            "Each histogram runs from the fastest request to the 99th percentile; the slowest 1% are counted in \
+             the last bar.",
+        );
+    }
+    if percentiles {
+        caption.push(
+            "A report read from a file keeps percentiles, not a histogram: its cases show min, p50, p90, p99, \
+             p99.9 and max instead.",
+        );
+    }
+    let caption = match caption.is_empty() {
+        true => String::new(),
+        false => format!("<p class=\"caption\">{}</p>\n", caption.join(" ")),
+    };
+    format!("{caption}<div class=\"figures\" data-testid=\"histograms\">\n{charts}</div>\n")
+}
+
+/// The notes and warnings of the text report, one item each.
+fn notes_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
+    let notes = notes(sources, rows);
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut list = "<ul class=\"notes\">\n".to_string();
+    for n in &notes {
+        let class = if n.starts_with("warning:") { " class=\"warning\"" } else { "" };
+        list.push_str(&format!("<li{class}>{}</li>\n", escape(n)));
+    }
+    list.push_str("</ul>\n");
+    section("Notes", &list)
+}
+
+/// Where each report ran: program, machine or browser, timer, placement and client versions.
+fn environment(sources: &[Source<'_>]) -> String {
+    let mut out = String::new();
+    for s in sources {
+        let (r, e) = (s.report, &s.report.environment);
+        if sources.len() > 1 {
+            let name = s.tag.map_or_else(|| e.kind.as_str().to_string(), |t| format!("{t} ({})", e.kind.as_str()));
+            out.push_str(&format!("<h3>{}</h3>\n", escape(&name)));
+        }
+        let mut items = vec![
+            ("Program".to_string(), format!("{} {} ({} build)", r.tool.name, r.tool.version, r.tool.build_profile)),
+            ("System".to_string(), format!("{} {}/{}", e.kind.as_str(), e.os, e.arch)),
+        ];
+        let optional = [
+            ("CPU", e.cpu.clone()),
+            ("CPUs online", e.cpus_online.map(|n| n.to_string())),
+            ("User agent", e.user_agent.clone()),
+            ("crossOriginIsolated", e.cross_origin_isolated.map(|b| b.to_string())),
+            ("Timer step", e.timer_resolution_ns.map(duration_ns)),
+            ("Placement", e.placement.as_ref().map(|p| placement(e, p))),
+        ];
+        items.extend(optional.into_iter().filter_map(|(k, v)| Some((k.to_string(), v?))));
+        items.extend(e.client_versions.iter().map(|(client, v)| (format!("{client} version"), v.clone())));
+        out.push_str("<dl>\n");
+        for (k, v) in items {
+            out.push_str(&format!("<dt>{}</dt><dd>{}</dd>\n", escape(&k), escape(&v)));
+        }
+        out.push_str("</dl>\n");
+    }
+    section("Environment", &out)
+}
