@@ -29,7 +29,14 @@ pub fn detect(clients: &[Client], placement: Option<Placement>) -> Environment {
         timer_resolution_ns: resolution(&SystemClock::new(), 10_000).map(|d| d.as_nanos() as f64),
         client_versions,
         placement,
+        started_unix_ms: started_unix_ms(),
     }
+}
+
+/// Now on the wall clock, in milliseconds since the Unix epoch: when the run started, to order runs by.
+fn started_unix_ms() -> Option<u64> {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_millis()).ok()
 }
 
 /// The CPU model name, where the OS tells it.

@@ -54,6 +54,7 @@ pub fn header(kind: EnvironmentKind) -> Header {
             timer_resolution_ns: Some(if native { 20.0 } else { 5_000.0 }),
             client_versions: BTreeMap::new(),
             placement: None,
+            started_unix_ms: None,
         },
         target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: native },
     }

@@ -61,7 +61,7 @@ mod tests {
     use super::*;
 
     fn round(ok: u64, wall_secs: f64) -> Round {
-        Round { iterations: ok, ok, wall_secs }
+        Round { iterations: ok, ok, wall_secs, cpu_secs: None, latency_p50_ns: None, latency_p99_ns: None }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The result file: one serde type tree shared by the CLI and the page, every field documented, units in names.
 //!
 //! A result file is a [`Report`] serialized as JSON. Its shape is versioned by [`SCHEMA_VERSION`]; the committed
-//! JSON Schema (`schema/result-v3.schema.json`, the frozen v1 and v2 beside it) is generated from these types
+//! JSON Schema (`schema/result-v4.schema.json`, the frozen v1 to v3 beside it) is generated from these types
 //! and checked against real output.
 
 use std::collections::BTreeMap;
@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the result file layout. Bump it on any change a reader of the last version could misread.
 /// Version 2 added the protocol of each case (HTTP version, TLS, handshakes) and error reasons; version 3 the
-/// load of each case (concurrency, body size, server delay) and the connections it used.
-pub const SCHEMA_VERSION: u32 = 3;
+/// load of each case (concurrency, body size, server delay) and the connections it used; version 4 each round's
+/// CPU time and latency percentiles (so a gate can judge those with an interval) and when the run started.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The oldest layout still read: a version-1 file reads as HTTP/1.1 in plaintext (the fields version 2 added
 /// take their defaults).
@@ -97,6 +98,10 @@ pub struct Environment {
     /// opened by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,
+    /// When the run started, in milliseconds since the Unix epoch (UTC), as the front end's clock read it; orders
+    /// the runs of a trend. Absent in files before version 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
 }
 
 /// The two environments httpbench measures in.
@@ -403,6 +408,16 @@ pub struct Round {
     pub ok: u64,
     /// Wall-clock seconds of this round.
     pub wall_secs: f64,
+    /// CPU seconds (user + kernel) the client used in this round; absent where the front end cannot tell (the
+    /// browser) and in files before version 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_secs: Option<f64>,
+    /// Median latency of this round's ok requests, nanoseconds; absent when none was ok, and before version 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p50_ns: Option<f64>,
+    /// 99th-percentile latency of this round's ok requests, nanoseconds; absent as `latency_p50_ns` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p99_ns: Option<f64>,
 }
 
 /// The spread of a case's per-round wall rates (ok requests per second), and the 95% confidence interval of

@@ -277,7 +277,7 @@ mod tests {
         let ReportError::Invalid(why) = err(r#"{"schema_version": 1}"#) else { panic!() };
         assert!(why.contains("missing field"), "{why}");
         let one = serde_json::to_string(&crate::fixture::report(crate::model::EnvironmentKind::Native)).unwrap();
-        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 4}}]"#)) else {
+        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 5}}]"#)) else {
             panic!("a list is refused when any report in it is of another version")
         };
         assert_eq!(parse_reports(&format!("  [{one},{one}]")).unwrap().len(), 2);
@@ -293,7 +293,7 @@ mod tests {
         for (i, us) in [100u64, 120, 90, 300, 110, 105].into_iter().enumerate() {
             recorder.record(&crate::Outcome::response(200, 612), Duration::from_micros(us));
             if i % 3 == 2 {
-                recorder.end_round(Duration::from_micros(900));
+                recorder.end_round(Duration::from_micros(900), None);
             }
         }
         let cpu = crate::CpuTime { user: Duration::from_micros(700), sys: Duration::from_micros(300) };

@@ -310,7 +310,7 @@ impl Session {
         if c.recorder.iterations() == c.round_start {
             return;
         }
-        c.recorder.end_round(wall);
+        c.recorder.end_round(wall, cpu);
         c.cpu = match (c.cpu, cpu) {
             (Some(a), Some(r)) => Some(a + r),
             _ => None,

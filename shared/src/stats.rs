@@ -111,6 +111,9 @@ impl std::ops::Add for Handshakes {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     histogram: Histogram<u64>,
+    /// This round's ok latencies only, emptied at each round's end: its percentiles go into the round, so a
+    /// gate can judge p50 and p99 by their spread over rounds.
+    round_histogram: Histogram<u64>,
     mean_ns: f64,
     m2: f64,
     min_ns: u64,
@@ -155,6 +158,7 @@ impl Recorder {
         #[allow(clippy::expect_used)]
         let histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid histogram bounds");
         Recorder {
+            round_histogram: histogram.clone(),
             histogram,
             mean_ns: 0.0,
             m2: 0.0,
@@ -172,14 +176,20 @@ impl Recorder {
         }
     }
 
-    /// Close the current round: the requests recorded since the last call took `wall`.
-    pub fn end_round(&mut self, wall: Duration) {
+    /// Close the current round: the requests recorded since the last call took `wall`, and the client used
+    /// `cpu` (`None` where unknown).
+    pub fn end_round(&mut self, wall: Duration, cpu: Option<CpuTime>) {
         let (iterations, ok) = self.round_start;
+        let quantile = |h: &Histogram<u64>, q: f64| (!h.is_empty()).then(|| h.value_at_quantile(q) as f64);
         self.rounds.push(Round {
             iterations: self.iterations - iterations,
             ok: self.ok - ok,
             wall_secs: wall.as_secs_f64(),
+            cpu_secs: cpu.map(|c| (c.user + c.sys).as_secs_f64()),
+            latency_p50_ns: quantile(&self.round_histogram, 0.5),
+            latency_p99_ns: quantile(&self.round_histogram, 0.99),
         });
+        self.round_histogram.reset();
         self.round_start = (self.iterations, self.ok);
     }
 
@@ -279,6 +289,7 @@ impl Recorder {
         self.bytes += outcome.body_bytes;
         let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX).max(1);
         self.histogram.saturating_record(ns.min(MAX_TRACKED_NS));
+        self.round_histogram.saturating_record(ns.min(MAX_TRACKED_NS));
         self.min_ns = self.min_ns.min(ns);
         self.max_ns = self.max_ns.max(ns);
         let delta = ns as f64 - self.mean_ns;

@@ -60,6 +60,8 @@ pub fn environment(clients: &[String]) -> Environment {
         timer_resolution_ns: resolution(&SystemClock::new(), RESOLUTION_READS).map(|d| d.as_nanos() as f64),
         client_versions,
         placement: None,
+        // Date.now(): the wall clock, which orders runs (the monotonic clock times them).
+        started_unix_ms: Some(js_sys::Date::now() as u64),
     }
 }
 

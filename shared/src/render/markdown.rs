@@ -1,11 +1,17 @@
 //! The statistics table as GitHub-flavoured Markdown, under a line per source saying what was measured.
 
 use super::table::{stats_header, stats_row};
+use super::RenderOptions;
 use crate::view::{rows, Source};
 
-/// Render the Markdown report.
-pub fn render(sources: &[Source<'_>]) -> String {
+/// Render the Markdown report: for two runs or more, the change between each run and the next first (what a
+/// CI job's step summary leads with), then a line per source and the statistics table.
+pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let mut out = String::new();
+    for cmp in super::gate::comparisons(sources, options.change).iter().filter(|c| !c.changes.is_empty()) {
+        out.push_str(&super::gate::comparison_markdown(cmp));
+        out.push('\n');
+    }
     for s in sources {
         let r = s.report;
         let tag = s.tag.map(|t| format!("**{t}**: ")).unwrap_or_default();

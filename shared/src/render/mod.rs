@@ -4,6 +4,7 @@
 pub mod charts;
 mod csv;
 mod escape;
+mod gate;
 mod html;
 pub mod levels;
 mod markdown;
@@ -21,6 +22,7 @@ use crate::perl::RateBasis;
 use crate::view::Source;
 
 pub use escape::escape_controls;
+pub use gate::{comparison_markdown, comparison_text, comparisons};
 pub use notes::notes;
 pub use table::{stats_header, stats_row};
 
@@ -70,15 +72,17 @@ impl fmt::Display for Format {
 }
 
 /// Choices that change how a report reads, not what it holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RenderOptions {
     /// Which rate the Perl-style lines and the chart compare.
     pub basis: RateBasis,
+    /// How the change between runs is judged (metric and threshold), where several runs are shown.
+    pub change: crate::change::Rule,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { basis: RateBasis::Wall }
+        RenderOptions { basis: RateBasis::Wall, change: crate::change::Rule::default() }
     }
 }
 
@@ -88,7 +92,7 @@ pub fn render(sources: &[Source<'_>], format: Format, options: &RenderOptions) -
     match format {
         Format::Text => text(sources, options),
         Format::Json => json(sources),
-        Format::Markdown => markdown::render(sources),
+        Format::Markdown => markdown::render(sources, options),
         Format::Csv => csv::render(sources),
     }
 }

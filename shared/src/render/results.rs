@@ -12,7 +12,7 @@ use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
 use super::notes::{notes, placement};
 use super::scans::scan_figures;
 use super::table::stats_tables;
-use super::text::{change_lines, header, summary};
+use super::text::{header, summary};
 use super::RenderOptions;
 use crate::units::{duration_ns, rate};
 use crate::view::{rows, Row, Source};
@@ -24,7 +24,8 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     if rows.is_empty() {
         out.push_str("<p>No cases were measured.</p>\n");
     } else {
-        out.push_str(&summary_section(sources, &rows));
+        out.push_str(&summary_section(sources, &rows, options));
+        out.push_str(&trend_section(sources, options));
         let chart =
             format!("<figure class=\"rates\" data-testid=\"rate-chart\">{}</figure>\n", rate_chart(&rate_bars(&rows)));
         out.push_str(&section("Wall rates, with 95% confidence intervals", &chart));
@@ -59,20 +60,28 @@ fn what_ran(sources: &[Source<'_>]) -> String {
 
 /// The text report's summary (which case ran fastest, and by how much) and, for two reports, its change
 /// lines; with a single case, its rate.
-fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
+fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>], options: &RenderOptions) -> String {
     let mut text = match (summary(rows), rows) {
         (Some(s), _) => s,
         (None, [one]) => format!("{} ran at {} requests per wall-clock second\n", one.label, rate(one.case.rate_wall)),
         (None, _) => "No case completed a request.\n".to_string(),
     };
-    if let [before, after] = sources {
-        if let Some(lines) = change_lines(before, after) {
-            text.push('\n');
-            text.push_str(&lines);
-        }
+    if let Some(lines) = super::gate::text(sources, options.change) {
+        text.push('\n');
+        text.push_str(&lines);
     }
     let body = format!("<pre class=\"summary\" data-testid=\"summary\">{}</pre>\n", escape(text.trim_end()));
     section("Summary", &body)
+}
+
+/// With three runs or more, the trend chart: each case's figure per run, the runs in time order.
+fn trend_section(sources: &[Source<'_>], options: &RenderOptions) -> String {
+    let runs = crate::change::runs(sources);
+    if runs.len() < 3 {
+        return String::new();
+    }
+    let chart = super::gate::trend_chart(&runs, options.change);
+    section("Trend", &format!("<figure class=\"trend\" data-testid=\"trend-chart\">{chart}</figure>\n"))
 }
 
 /// The statistics tables of the text report (one per load level when a scan ran), as HTML tables that scroll

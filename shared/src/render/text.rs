@@ -45,11 +45,9 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
         out.push_str(&summary);
         out.push('\n');
     }
-    if let [before, after] = sources {
-        if let Some(lines) = change_lines(before, after) {
-            out.push_str(&lines);
-            out.push('\n');
-        }
+    if let Some(lines) = super::gate::text(sources, options.change) {
+        out.push_str(&lines);
+        out.push('\n');
     }
     out.push_str(&tables(&rows));
     let notes = notes(sources, &rows);
@@ -168,33 +166,4 @@ pub fn summary(rows: &[Row<'_>]) -> Option<String> {
         }
     }
     Some(s)
-}
-
-/// With exactly two reports of the same cases: a change line per case, criterion style.
-pub(super) fn change_lines(before: &Source<'_>, after: &Source<'_>) -> Option<String> {
-    let changes = crate::change::changes(before.report, after.report);
-    if changes.is_empty() {
-        return None;
-    }
-    let name = |s: &Source<'_>, i: usize| s.tag.map(str::to_string).unwrap_or_else(|| format!("#{i}"));
-    let mut out = format!(
-        "Change from {} to {} (wall rate; 95% CI by Welch's t over rounds; ±{:.0}% is noise)\n",
-        name(before, 1),
-        name(after, 2),
-        crate::change::NOISE_THRESHOLD * 100.0
-    );
-    let width = changes.iter().map(|c| c.case.chars().count()).max().unwrap_or(0);
-    for c in &changes {
-        let interval =
-            c.interval.map(|(lo, hi)| format!(" [{:+.1}%, {:+.1}%]", lo * 100.0, hi * 100.0)).unwrap_or_default();
-        out.push_str(&format!(
-            "  {}  {} → {} req/s  {:+.1}%{interval}  {}\n",
-            crate::cfmt::pad_right(&c.case, width),
-            crate::units::rate(c.before),
-            crate::units::rate(c.after),
-            c.change * 100.0,
-            c.verdict.as_str()
-        ));
-    }
-    Some(out)
 }

@@ -43,7 +43,7 @@ fn failures_are_counted_by_kind_and_status_but_not_timed() {
     r.record(&Outcome::response(404, 20), us(1));
     r.record(&Outcome::failed(ErrorKind::Connect, None), us(1));
     r.record(&Outcome::failed(ErrorKind::Truncated, Some(200)), us(1));
-    r.end_round(Duration::from_secs(2));
+    r.end_round(Duration::from_secs(2), None);
     let case = r.finish("curl", Mode::Reuse, None);
     assert_eq!(case.iterations, 4);
     assert_eq!(case.ok, 1);
@@ -65,7 +65,7 @@ fn cpu_rate_follows_perl_iterations_over_cpu_seconds() {
         r.record(&Outcome::response(200, 1), us(10));
     }
     let cpu = CpuTime { user: Duration::from_millis(150), sys: Duration::from_millis(50) };
-    r.end_round(Duration::from_secs(1));
+    r.end_round(Duration::from_secs(1), None);
     let case = r.finish("raw", Mode::Fresh, Some(cpu));
     assert_eq!(case.rate_cpu, Some(500.0));
     assert_eq!(case.cpu_user_secs, Some(0.15));
@@ -76,7 +76,7 @@ fn cpu_rate_follows_perl_iterations_over_cpu_seconds() {
 fn no_ok_request_means_no_latency_and_zero_rate() {
     let mut r = Recorder::new();
     r.record(&Outcome::failed(ErrorKind::Connect, None), us(5));
-    r.end_round(Duration::from_millis(5));
+    r.end_round(Duration::from_millis(5), None);
     let case = r.finish("ureq", Mode::Fresh, None);
     assert_eq!(case.latency_ns, None);
     assert_eq!(case.rate_wall, 0.0);
@@ -89,11 +89,14 @@ fn rounds_sum_to_the_case_and_give_a_spread() {
         for _ in 0..n {
             r.record(&Outcome::response(200, 1), us(10));
         }
-        r.end_round(Duration::from_millis(ms));
+        r.end_round(Duration::from_millis(ms), None);
     }
     let case = r.finish("raw", Mode::Reuse, None);
     assert_eq!(case.rounds.len(), 3);
-    assert_eq!(case.rounds[1], Round { iterations: 12, ok: 12, wall_secs: 0.1 });
+    let round = case.rounds[1];
+    assert_eq!((round.iterations, round.ok, round.wall_secs, round.cpu_secs), (12, 12, 0.1, None));
+    // The histogram's 3 significant digits: within 0.1%.
+    assert!(round.latency_p50_ns.is_some_and(|p| (p - 10_000.0).abs() <= 10.0), "{round:?}");
     assert!((case.wall_secs - 0.3).abs() < 1e-12);
     assert!((case.rate_wall - 110.0).abs() < 1e-9);
     let s = case.rate_wall_spread.unwrap();
@@ -154,7 +157,7 @@ fn the_mean_without_outliers_leaves_out_exactly_the_outliers() {
     // are spread over the 1000 other requests.
     assert!((got - want).abs() < 1.0, "{got} vs {want}");
     assert!(r.latency().unwrap().mean > want + 2_900.0);
-    r.end_round(Duration::from_millis(100));
+    r.end_round(Duration::from_millis(100), None);
     assert_eq!(r.finish("curl", Mode::Reuse, None).latency_mean_without_outliers_ns, Some(got));
     // No outlier (a MAD of 0): exactly the mean. No ok request: none.
     let mut flat = Recorder::new();
@@ -186,7 +189,7 @@ fn phases_average_and_histogram_bins_count_every_ok_request() {
     assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![3, 0, 1]);
     assert_eq!(bins[0].low_ns, 100_000.0);
     assert_eq!(bins[2].high_ns, 400_000.0);
-    r.end_round(Duration::from_millis(1));
+    r.end_round(Duration::from_millis(1), None);
     assert_eq!(r.finish("fetch", Mode::Reuse, None).phases_ns, Some(p));
 }
 
@@ -197,4 +200,29 @@ fn huge_latencies_are_clamped_not_lost() {
     let l = r.latency().unwrap();
     assert_eq!(l.max, 7_200e9);
     assert!(l.p50 <= l.max);
+}
+
+#[test]
+fn each_round_keeps_its_own_percentiles_and_cpu_time() {
+    let mut r = Recorder::new();
+    // Round 1: 99 requests of 10 µs and one of 1 ms; round 2: 100 of 100 µs; round 3: failures only.
+    for _ in 0..99 {
+        r.record(&Outcome::response(200, 1), us(10));
+    }
+    r.record(&Outcome::response(200, 1), us(1000));
+    let cpu = CpuTime { user: Duration::from_millis(3), sys: Duration::from_millis(1) };
+    r.end_round(Duration::from_millis(10), Some(cpu));
+    for _ in 0..100 {
+        r.record(&Outcome::response(200, 1), us(100));
+    }
+    r.end_round(Duration::from_millis(10), None);
+    r.record(&Outcome::failed(ErrorKind::Connect, None), us(5));
+    r.end_round(Duration::from_millis(1), None);
+    let rounds = r.finish("raw", Mode::Reuse, None).rounds;
+    let near = |x: Option<f64>, want: f64| x.is_some_and(|v| (v - want).abs() <= want * 0.001);
+    assert!(near(rounds[0].latency_p50_ns, 10_000.0) && near(rounds[0].latency_p99_ns, 10_000.0), "{rounds:?}");
+    assert_eq!(rounds[0].cpu_secs, Some(0.004));
+    assert!(near(rounds[1].latency_p50_ns, 100_000.0) && near(rounds[1].latency_p99_ns, 100_000.0), "{rounds:?}");
+    assert_eq!(rounds[1].cpu_secs, None);
+    assert_eq!((rounds[2].latency_p50_ns, rounds[2].latency_p99_ns), (None, None), "no ok request, no percentile");
 }

@@ -29,10 +29,10 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                     };
                     r.record(&outcome, Duration::from_nanos(*ns));
                     if (i + 1) % per_round == 0 {
-                        r.end_round(Duration::from_nanos(*ns * 3));
+                        r.end_round(Duration::from_nanos(*ns * 3), None);
                     }
                 }
-                r.end_round(Duration::from_millis(1));
+                r.end_round(Duration::from_millis(1), None);
                 r.finish(&name, if fresh { Mode::Fresh } else { Mode::Reuse }, None)
             })
             .collect();
@@ -50,6 +50,7 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                 timer_resolution_ns: Some(100_000.0),
                 client_versions: BTreeMap::new(),
                 placement: None,
+                started_unix_ms: None,
             },
             target: Target { url: "http://127.0.0.1/".into(), embedded_server: false },
             settings: Settings {
@@ -95,7 +96,7 @@ proptest! {
         let sources = [Source::tagged(&a, Some("a")), Source::tagged(&b, Some("a"))];
         for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
             for basis in [RateBasis::Wall, RateBasis::Cpu] {
-                let _ = render(&sources, format, &RenderOptions { basis });
+                let _ = render(&sources, format, &RenderOptions { basis, ..Default::default() });
             }
         }
         let json = render(&sources[..1], Format::Json, &RenderOptions::default());

@@ -34,7 +34,7 @@ pub(crate) fn recorded(base_us: u64, spread: u64, fail: u64) -> Recorder {
         let outcome = if i < fail { Outcome::failed(ErrorKind::Connect, None) } else { Outcome::response(200, 612) };
         r.record(&outcome, d);
         if i % 40 == 39 {
-            r.end_round(wall);
+            r.end_round(wall, None);
             wall = Duration::ZERO;
         }
     }
@@ -73,7 +73,7 @@ pub(crate) fn browser() -> Report {
 
 fn one(format: Format, basis: RateBasis) -> String {
     let r = native();
-    render(&[Source::new(&r)], format, &RenderOptions { basis })
+    render(&[Source::new(&r)], format, &RenderOptions { basis, ..Default::default() })
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn a_label_of_any_length_renders_in_every_format() {
     let two = [Source::tagged(&report, Some("a")), Source::tagged(&report, Some("b"))];
     for format in [Format::Text, Format::Json, Format::Markdown, Format::Csv] {
         for basis in [RateBasis::Wall, RateBasis::Cpu] {
-            let out = render(&two, format, &RenderOptions { basis });
+            let out = render(&two, format, &RenderOptions { basis, ..Default::default() });
             assert!(out.contains(&long), "{format}");
         }
     }

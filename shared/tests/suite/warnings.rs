@@ -171,7 +171,7 @@ fn a_normal_right_tail_is_no_warning() {
         let us = if i % 90 == 89 { 200 + i % 7 } else { 95 + i % 11 };
         r.record(&Outcome::response(200, 612), std::time::Duration::from_micros(us));
     }
-    r.end_round(std::time::Duration::from_millis(100));
+    r.end_round(std::time::Duration::from_millis(100), None);
     let c = r.finish("c", Mode::Reuse, None);
     assert_eq!(c.latency_outliers, 11, "{c:?}");
     let shift = outlier_mean_shift(&c).unwrap();
@@ -187,7 +187,7 @@ fn a_few_stalls_through_the_recorder_warn() {
         let us = if i % 100 == 99 { 10_000 } else { 95 + i % 11 };
         r.record(&Outcome::response(200, 612), std::time::Duration::from_micros(us));
     }
-    r.end_round(std::time::Duration::from_millis(200));
+    r.end_round(std::time::Duration::from_millis(200), None);
     let w = warnings(&report(r.finish("c", Mode::Reuse, None), 20.0, "release"));
     assert!(w.contains("c 1.0% (mean +99."), "{w}");
 }

@@ -1,0 +1,245 @@
+//! The verdict on one case's change and the comparison of two runs: Welch's t over both runs' per-round figures
+//! (Welch 1947, "The generalization of Student's problem when several different population variances are
+//! involved") gives the relative slowdown with a 95% interval, judged against the rule's threshold.
+
+use serde::Serialize;
+
+use super::{Metric, Rule, Run};
+use crate::inference::t975;
+use crate::model::{Case, Report};
+use crate::session::CaseKey;
+
+/// What a change amounts to under a [`Rule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Slower by more than the threshold, even at the favourable end of the 95% interval.
+    Slower,
+    /// Faster by more than the threshold, even at the unfavourable end of the 95% interval.
+    Faster,
+    /// The whole 95% interval lies within ± the threshold.
+    Unchanged,
+    /// The interval reaches past the threshold without lying beyond it: more rounds or requests would tell.
+    Inconclusive,
+    /// The figure is missing on one side (see the change's reason).
+    Unjudged,
+}
+
+impl Verdict {
+    /// The word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Unjudged => "unjudged",
+        }
+    }
+}
+
+/// The change of one case from one run to the next.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// The case's label (client, mode and the dimensions that vary).
+    pub case: String,
+    /// The whole case's figure before, in the metric's unit (requests per second, CPU seconds per request, or
+    /// nanoseconds).
+    pub before: Option<f64>,
+    /// The whole case's figure after, in the same unit.
+    pub after: Option<f64>,
+    /// Relative slowdown of the mean per-round figure, as a fraction: +0.05 takes 5% more time (or CPU, or
+    /// latency) per request; negative is faster.
+    pub slowdown: Option<f64>,
+    /// 95% interval of `slowdown`, where both runs have at least two rounds with the figure.
+    pub interval: Option<(f64, f64)>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why the verdict is inconclusive or unjudged, and what to do.
+    pub reason: Option<String>,
+}
+
+/// Two runs compared case by case.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The earlier run's name (its file's name).
+    pub before: String,
+    /// The later run's name.
+    pub after: String,
+    /// The rule every case was judged by.
+    pub rule: Rule,
+    /// Every case both runs hold, in the earlier run's order.
+    pub changes: Vec<Change>,
+    /// Cases only the earlier run holds: listed, not judged.
+    pub only_before: Vec<String>,
+    /// Cases only the later run holds: listed, not judged.
+    pub only_after: Vec<String>,
+    /// What differs between the runs' environments that moves figures (empty: comparable).
+    pub differences: Vec<String>,
+}
+
+impl Comparison {
+    /// How many changes have this verdict.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.changes.iter().filter(|c| c.verdict == verdict).count()
+    }
+
+    /// One line: how many cases were judged what (`2 slower, 4 unchanged, 1 inconclusive`).
+    pub fn tally(&self) -> String {
+        let all = [Verdict::Slower, Verdict::Faster, Verdict::Unchanged, Verdict::Inconclusive, Verdict::Unjudged];
+        let parts: Vec<String> = all
+            .into_iter()
+            .filter(|v| self.count(*v) > 0)
+            .map(|v| format!("{} {}", self.count(v), v.as_str()))
+            .collect();
+        if parts.is_empty() {
+            "no case in common".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Compare two runs: each report of `before` with the report of the same kind (native, browser) at the same
+/// place among that kind in `after`, each case with the case of the same [`CaseKey`].
+pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
+    let mut out = Comparison {
+        before: before.name.clone(),
+        after: after.name.clone(),
+        rule,
+        changes: Vec::new(),
+        only_before: Vec::new(),
+        only_after: Vec::new(),
+        differences: Vec::new(),
+    };
+    let prefixed = before.reports.len() > 1 || after.reports.len() > 1;
+    for (b, a) in pair_reports(&before.reports, &after.reports) {
+        let labels = |r: &Report| -> Vec<String> {
+            let rows = crate::view::rows(&[crate::view::Source::new(r)]);
+            let kind = r.environment.kind.as_str();
+            rows.into_iter().map(|row| if prefixed { format!("{kind}/{}", row.label) } else { row.label }).collect()
+        };
+        match (b, a) {
+            (Some(b), Some(a)) => {
+                out.differences.extend(super::differences(b, a));
+                let (lb, la) = (labels(b), labels(a));
+                for (cb, label) in b.cases.iter().zip(lb) {
+                    match a.cases.iter().find(|ca| CaseKey::of(ca) == CaseKey::of(cb)) {
+                        Some(ca) => out.changes.push(judge(label, cb, ca, rule)),
+                        None => out.only_before.push(label),
+                    }
+                }
+                let known = |ca: &Case| b.cases.iter().any(|cb| CaseKey::of(cb) == CaseKey::of(ca));
+                out.only_after.extend(a.cases.iter().zip(la).filter(|(ca, _)| !known(ca)).map(|(_, l)| l));
+            }
+            (Some(b), None) => out.only_before.extend(labels(b)),
+            (None, Some(a)) => out.only_after.extend(labels(a)),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The reports of two runs side by side: the i-th of a kind with the i-th of that kind; unmatched ones alone.
+fn pair_reports<'a>(before: &[&'a Report], after: &[&'a Report]) -> Vec<(Option<&'a Report>, Option<&'a Report>)> {
+    let nth = |list: &[&'a Report], r: &Report, i: usize| {
+        list.iter().filter(|x| x.environment.kind == r.environment.kind).nth(i).copied()
+    };
+    let place = |list: &[&Report], index: usize| {
+        list[..index].iter().filter(|x| x.environment.kind == list[index].environment.kind).count()
+    };
+    let mut pairs: Vec<_> = (0..before.len()).map(|i| (Some(before[i]), nth(after, before[i], place(before, i)))).collect();
+    for i in 0..after.len() {
+        if nth(before, after[i], place(after, i)).is_none() {
+            pairs.push((None, Some(after[i])));
+        }
+    }
+    pairs
+}
+
+/// The change of one case from `b` to `a` under `rule`.
+pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
+    let metric = rule.metric;
+    let (before, after) = (metric.of_case(b), metric.of_case(a));
+    let per_round = |c: &Case| -> Vec<f64> { c.rounds.iter().filter_map(|r| metric.of_round(r)).collect() };
+    let (xb, xa) = (per_round(b), per_round(a));
+    let unjudged = |reason: String| Change {
+        case: case.clone(),
+        before,
+        after,
+        slowdown: None,
+        interval: None,
+        verdict: Verdict::Unjudged,
+        reason: Some(reason),
+    };
+    let (Some(vb), Some(va)) = (before, after) else { return unjudged(metric.missing().to_string()) };
+    if vb <= 0.0 || va <= 0.0 {
+        return unjudged(format!("a {} of 0 cannot be compared", metric.describe()));
+    }
+    if xb.len() < 2 || xa.len() < 2 {
+        return Change {
+            slowdown: Some(slowdown(metric, va / vb - 1.0)),
+            verdict: Verdict::Inconclusive,
+            reason: Some("fewer than 2 rounds with the figure: no interval; raise --rounds".to_string()),
+            ..unjudged(String::new())
+        };
+    }
+    let (low, mid, high) = welch(&xb, &xa);
+    let (s_low, s_high) = if metric.higher_is_faster() {
+        (slowdown(metric, high), slowdown(metric, low))
+    } else {
+        (low, high)
+    };
+    let t = rule.threshold;
+    let verdict = if s_low > t {
+        Verdict::Slower
+    } else if s_high < -t {
+        Verdict::Faster
+    } else if s_low >= -t && s_high <= t {
+        Verdict::Unchanged
+    } else {
+        Verdict::Inconclusive
+    };
+    let reason = (verdict == Verdict::Inconclusive).then(|| {
+        format!("the interval reaches past ±{:.1}%: raise --rounds or -n to narrow it", t * 100.0)
+    });
+    Change {
+        case,
+        before,
+        after,
+        slowdown: Some(slowdown(metric, mid)),
+        interval: Some((s_low, s_high)),
+        verdict,
+        reason,
+    }
+}
+
+/// The slowdown a relative change `r` of the metric's mean amounts to: for a rate, the change of the time per
+/// request (`1/(1+r) - 1`, unbounded as the rate falls to 0); for a cost, `r` itself.
+fn slowdown(metric: Metric, r: f64) -> f64 {
+    if !metric.higher_is_faster() {
+        r
+    } else if r <= -1.0 {
+        f64::INFINITY
+    } else {
+        1.0 / (1.0 + r) - 1.0
+    }
+}
+
+/// Relative change of the mean from `b` to `a` with its 95% Welch interval, as (low, estimate, high).
+fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
+    let mean_var = |x: &[f64]| {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        (m, x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0))
+    };
+    let ((mb, vb), (ma, va)) = (mean_var(b), mean_var(a));
+    let (nb, na) = (b.len() as f64, a.len() as f64);
+    let (sb, sa) = (vb / nb, va / na);
+    let se = (sb + sa).sqrt();
+    // Welch–Satterthwaite degrees of freedom; with no spread at all, the difference is exact.
+    let df = if se > 0.0 { (sb + sa).powi(2) / (sb.powi(2) / (nb - 1.0) + sa.powi(2) / (na - 1.0)) } else { 1e9 };
+    let half = t975(df.floor().clamp(1.0, 1e9) as u32) * se;
+    let diff = ma - mb;
+    ((diff - half) / mb, diff / mb, (diff + half) / mb)
+}

@@ -1,0 +1,165 @@
+//! The gate's verdicts on constructed cases: both edges of the threshold, each metric's direction, missing
+//! figures, cases in one run only, runs ordered by time, and environments that differ.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::fixture;
+use crate::model::{Case, Latency, Mode, Report, Round};
+use crate::view::Source;
+
+/// A case whose rounds ran at these rates (requests in 1 s each), with `cpu_ms` CPU per round and p50 latency.
+fn case(rates: &[u64]) -> Case {
+    let rounds: Vec<Round> = rates
+        .iter()
+        .map(|&r| Round {
+            iterations: r,
+            ok: r,
+            wall_secs: 1.0,
+            cpu_secs: Some(r as f64 * 1e-5),
+            latency_p50_ns: Some(1e9 / r as f64),
+            latency_p99_ns: None,
+        })
+        .collect();
+    let ok: u64 = rates.iter().sum();
+    let wall_secs = rates.len() as f64;
+    Case {
+        client: "c".into(),
+        mode: Mode::Reuse,
+        http_version: Default::default(),
+        tls: None,
+        tls_full_handshakes: None,
+        tls_resumed_handshakes: None,
+        concurrency: None,
+        body_bytes: None,
+        server_delay_ms: None,
+        connections: None,
+        iterations: ok,
+        ok,
+        errors: BTreeMap::new(),
+        error_reasons: Vec::new(),
+        statuses: BTreeMap::new(),
+        wall_secs,
+        cpu_user_secs: Some(ok as f64 * 1e-5),
+        cpu_sys_secs: Some(0.0),
+        rate_wall: ok as f64 / wall_secs,
+        rate_cpu: None,
+        bytes: 0,
+        latency_ns: Some(Latency {
+            min: 0.0,
+            mean: 0.0,
+            stddev: 0.0,
+            p50: wall_secs * 1e9 / ok as f64,
+            p90: 0.0,
+            p99: 0.0,
+            p999: 0.0,
+            max: 0.0,
+        }),
+        latency_outliers: 0,
+        latency_mean_without_outliers_ns: None,
+        rounds,
+        rate_wall_spread: None,
+        phases_ns: None,
+        aborted: None,
+    }
+}
+
+fn rate(threshold: f64) -> Rule {
+    Rule { metric: Metric::Rate, threshold }
+}
+
+const BASE: [u64; 5] = [1000, 1002, 998, 1001, 999];
+
+#[test]
+fn welch_interval_of_known_samples() {
+    // before: 100, 102, 98, 101, 99 (mean 100, var 2.5); after: 110, 111, 109, 112, 108 (mean 110, var 2.5).
+    // se = √(0.5 + 0.5) = 1; df = 8; t(8) = 2.306: the rate rises 10% ± 2.306%, so the time per request
+    // changes by 1/1.10 − 1 = −9.09%, between 1/1.12306 − 1 and 1/1.07694 − 1.
+    let c = judge("c".into(), &case(&[100, 102, 98, 101, 99]), &case(&[110, 111, 109, 112, 108]), rate(0.05));
+    assert!((c.slowdown.unwrap() - (1.0 / 1.10 - 1.0)).abs() < 1e-12);
+    let (lo, hi) = c.interval.unwrap();
+    assert!((lo - (1.0 / 1.12306 - 1.0)).abs() < 1e-9 && (hi - (1.0 / 1.07694 - 1.0)).abs() < 1e-9, "{lo} {hi}");
+    assert_eq!(c.verdict, Verdict::Faster);
+}
+
+#[test]
+fn verdicts_on_both_sides_of_the_threshold() {
+    let judged = |after: &[u64], t: f64| judge("c".into(), &case(&BASE), &case(after), rate(t)).verdict;
+    // 10% less rate = 11.1% more time per request, ± about 0.4%.
+    let slower = [900, 902, 898, 901, 899];
+    assert_eq!(judged(&slower, 0.05), Verdict::Slower);
+    assert_eq!(judged(&slower, 0.108), Verdict::Slower, "just inside the threshold's edge");
+    assert_eq!(judged(&slower, 0.111), Verdict::Inconclusive, "the interval straddles the threshold");
+    assert_eq!(judged(&slower, 0.12), Verdict::Unchanged, "the whole interval is within the threshold");
+    let faster = [1100, 1102, 1098, 1101, 1099];
+    assert_eq!(judged(&faster, 0.05), Verdict::Faster);
+    assert_eq!(judged(&faster, 0.0905), Verdict::Inconclusive);
+    assert_eq!(judged(&[1000, 1003, 997, 1002, 998], 0.02), Verdict::Unchanged);
+    // Noisy rounds: a 3% drop in the mean with ±10% rounds is not a verdict at 5%.
+    assert_eq!(judged(&[1070, 870, 970, 1020, 920], 0.05), Verdict::Inconclusive);
+}
+
+#[test]
+fn too_few_rounds_or_a_missing_figure_is_not_judged_slower() {
+    let c = judge("c".into(), &case(&[1000]), &case(&[500]), rate(0.05));
+    assert_eq!(c.verdict, Verdict::Inconclusive);
+    assert!(c.reason.unwrap().contains("--rounds"));
+    let mut browser = case(&[500, 500, 500]);
+    browser.cpu_user_secs = None;
+    browser.rounds.iter_mut().for_each(|r| r.cpu_secs = None);
+    let c = judge("c".into(), &case(&BASE), &browser, Rule { metric: Metric::Cpu, threshold: 0.05 });
+    assert_eq!(c.verdict, Verdict::Unjudged);
+    assert!(c.reason.unwrap().contains("CPU"));
+}
+
+#[test]
+fn cost_metrics_are_slower_when_they_grow() {
+    // Same rates, but CPU per request doubles in the second run.
+    let mut after = case(&BASE);
+    after.rounds.iter_mut().for_each(|r| r.cpu_secs = r.cpu_secs.map(|s| s * 2.0));
+    after.cpu_user_secs = after.cpu_user_secs.map(|s| s * 2.0);
+    let cpu = Rule { metric: Metric::Cpu, threshold: 0.05 };
+    let c = judge("c".into(), &case(&BASE), &after, cpu);
+    assert_eq!(c.verdict, Verdict::Slower, "{c:?}");
+    assert!((c.slowdown.unwrap() - 1.0).abs() < 1e-9);
+    assert_eq!(judge("c".into(), &case(&BASE), &case(&BASE), rate(0.05)).verdict, Verdict::Unchanged);
+    // p50 rises as the rate falls in these cases.
+    let p50 = Rule { metric: Metric::P50, threshold: 0.05 };
+    assert_eq!(judge("c".into(), &case(&BASE), &case(&[900, 902, 898, 901, 899]), p50).verdict, Verdict::Slower);
+}
+
+fn report(cases: Vec<Case>, started: Option<u64>) -> Report {
+    let mut r = fixture::report(crate::model::EnvironmentKind::Native);
+    r.cases = cases;
+    r.environment.started_unix_ms = started;
+    r
+}
+
+#[test]
+fn a_case_in_one_run_only_is_listed_not_judged_and_differences_are_named() {
+    let mut other = case(&BASE);
+    other.mode = Mode::Fresh;
+    let before = report(vec![case(&BASE), other], Some(1));
+    let mut after = report(vec![case(&[900, 902, 898, 901, 899])], Some(2));
+    after.tool.build_profile = "debug".into();
+    after.environment.client_versions = BTreeMap::from([("curl".to_string(), "libcurl/8.0".to_string())]);
+    let sources = [Source::tagged(&after, Some("new")), Source::tagged(&before, Some("base"))];
+    let runs = runs(&sources);
+    assert_eq!(runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["base", "new"], "ordered by start");
+    let cmp = compare(&runs[0], &runs[1], rate(0.05));
+    assert_eq!(cmp.changes.len(), 1);
+    assert_eq!(cmp.changes[0].verdict, Verdict::Slower);
+    assert_eq!(cmp.only_before.len(), 1, "{cmp:?}");
+    assert!(cmp.only_before[0].contains("fresh"), "{:?}", cmp.only_before);
+    assert!(cmp.differences.iter().any(|d| d.starts_with("build profile: ")), "{:?}", cmp.differences);
+    assert_eq!(cmp.tally(), "1 slower");
+}
+
+#[test]
+fn thresholds_parse_as_percentages() {
+    assert_eq!(parse_threshold("5%"), Ok(0.05));
+    assert_eq!(parse_threshold("2.5"), Ok(0.025));
+    let e = parse_threshold("-3%").unwrap_err();
+    assert!(e.contains("'-3%'") && e.contains("above 0"), "{e}");
+    assert!(parse_threshold("five").is_err());
+}

@@ -1,0 +1,189 @@
+//! The change between runs as the reports show it: for two runs, a verdict line per case (text, Markdown); for
+//! more, the trend of each case's figure over the runs, with the runs a gate would flag marked (text table and
+//! a line chart). One home for both front ends and every format.
+
+use crate::change::{compare, runs, Change, Comparison, Metric, Rule, Run, Verdict};
+use crate::view::Source;
+
+/// The comparisons of consecutive runs among `sources` (none with fewer than two runs).
+pub fn comparisons(sources: &[Source<'_>], rule: Rule) -> Vec<Comparison> {
+    let runs = runs(sources);
+    runs.windows(2).map(|pair| compare(&pair[0], &pair[1], rule)).collect()
+}
+
+/// The text section: change lines for two runs, the trend table for more; `None` for one, or for two runs with
+/// no case in common (a native and a browser report side by side are not a change).
+pub fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
+    let runs = runs(sources);
+    match runs.as_slice() {
+        [] | [_] => None,
+        [before, after] => Some(compare(before, after, rule)).filter(|c| !c.changes.is_empty()).map(|c| comparison_text(&c)),
+        _ => Some(trend_text(&runs, rule)),
+    }
+}
+
+/// `+11.8% [+10.9%, +12.7%]`: a slowdown and its interval, in percent.
+fn percent(c: &Change) -> String {
+    let value = c.slowdown.map_or_else(|| "-".to_string(), |s| format!("{:+.1}%", s * 100.0));
+    let interval = c.interval.map(|(lo, hi)| format!(" [{:+.1}%, {:+.1}%]", lo * 100.0, hi * 100.0));
+    value + &interval.unwrap_or_default()
+}
+
+fn shown(metric: Metric, value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_string(), |v| metric.show(v))
+}
+
+/// The heading line of a comparison: what was judged, how, and the threshold.
+fn heading(cmp: &Comparison) -> String {
+    let metric = cmp.rule.metric;
+    let per = if metric == Metric::Rate { "time per request" } else { metric.describe() };
+    format!(
+        "Change from {} to {} ({}: slowdown of the {per}, 95% interval by Welch's t over rounds; beyond ±{}% is a verdict)",
+        cmp.before,
+        cmp.after,
+        metric.describe(),
+        trim(cmp.rule.threshold * 100.0)
+    )
+}
+
+/// A percentage without trailing zeros: 5, 2.5.
+fn trim(p: f64) -> String {
+    let s = format!("{p:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Two runs compared: a line per case, the cases in one run only, the environments' differences, the tally.
+pub fn comparison_text(cmp: &Comparison) -> String {
+    let metric = cmp.rule.metric;
+    let mut out = heading(cmp) + "\n";
+    let width = cmp.changes.iter().map(|c| c.case.chars().count()).max().unwrap_or(0);
+    for c in &cmp.changes {
+        let reason = c.reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
+        out.push_str(&format!(
+            "  {}  {} → {}  {}  {}{reason}\n",
+            crate::cfmt::pad_right(&c.case, width),
+            shown(metric, c.before),
+            shown(metric, c.after),
+            percent(c),
+            c.verdict.as_str()
+        ));
+    }
+    for (names, run) in [(&cmp.only_before, &cmp.before), (&cmp.only_after, &cmp.after)] {
+        if !names.is_empty() {
+            out.push_str(&format!("  only in {run} (not judged): {}\n", names.join(", ")));
+        }
+    }
+    for d in &cmp.differences {
+        out.push_str(&format!("  warning: environments differ, {d}\n"));
+    }
+    out.push_str(&format!("  {}\n", cmp.tally()));
+    out
+}
+
+/// Two runs compared, as a GitHub-flavoured Markdown section (for a CI job's step summary).
+pub fn comparison_markdown(cmp: &Comparison) -> String {
+    let metric = cmp.rule.metric;
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = format!("**{}**\n\n", cell(&heading(cmp)));
+    out.push_str("| case | before | after | slowdown [95% interval] | verdict |\n|:---|---:|---:|---:|:---|\n");
+    for c in &cmp.changes {
+        let verdict = match c.verdict {
+            Verdict::Slower => "**slower**".to_string(),
+            v => v.as_str().to_string(),
+        };
+        let reason = c.reason.as_ref().map(|r| format!(" ({})", cell(r))).unwrap_or_default();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {verdict}{reason} |\n",
+            cell(&c.case),
+            shown(metric, c.before),
+            shown(metric, c.after),
+            percent(c)
+        ));
+    }
+    out.push('\n');
+    for (names, run) in [(&cmp.only_before, &cmp.before), (&cmp.only_after, &cmp.after)] {
+        if !names.is_empty() {
+            out.push_str(&format!("Only in {} (not judged): {}\n\n", cell(run), cell(&names.join(", "))));
+        }
+    }
+    for d in &cmp.differences {
+        out.push_str(&format!("> warning: environments differ, {}\n\n", cell(d)));
+    }
+    out.push_str(&format!("{}\n", cmp.tally()));
+    out
+}
+
+/// The trend: a row per case of the first run it appears in, a column per run, each cell the case's figure,
+/// marked `!` where the gate judges it slower than in the run before.
+fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
+    let table = trend(runs, rule);
+    let mut out = format!(
+        "Trend of {} over {} runs (! = slower than the run before beyond {}%)\n",
+        rule.metric.describe(),
+        runs.len(),
+        trim(rule.threshold * 100.0)
+    );
+    let width = table.iter().map(|(label, _)| label.chars().count()).max().unwrap_or(0);
+    let cells: Vec<Vec<String>> = table
+        .iter()
+        .map(|(_, points)| {
+            points
+                .iter()
+                .map(|p| p.map_or_else(|| "-".to_string(), |(v, flag)| rule.metric.show(v) + if flag { "!" } else { "" }))
+                .collect()
+        })
+        .collect();
+    let column = |i: usize| cells.iter().map(|row| row[i].chars().count()).chain([runs[i].name.chars().count()]).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..runs.len()).map(column).collect();
+    out.push_str(&format!("  {}", " ".repeat(width)));
+    for (run, w) in runs.iter().zip(&widths) {
+        out.push_str(&format!("  {}", crate::cfmt::pad_left(&run.name, *w)));
+    }
+    out.push('\n');
+    for ((label, _), row) in table.iter().zip(&cells) {
+        out.push_str(&format!("  {}", crate::cfmt::pad_right(label, width)));
+        for (cell, w) in row.iter().zip(&widths) {
+            out.push_str(&format!("  {}", crate::cfmt::pad_left(cell, *w)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Each case's figure per run, with whether the gate flags it slower than the run before: (label, points).
+pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<(String, Vec<Option<(f64, bool)>>)> {
+    let mut table: Vec<(String, Vec<Option<(f64, bool)>>)> = Vec::new();
+    for (i, pair) in runs.windows(2).enumerate() {
+        let cmp = compare(&pair[0], &pair[1], rule);
+        for c in &cmp.changes {
+            let row = match table.iter().position(|(label, _)| *label == c.case) {
+                Some(p) => p,
+                None => {
+                    table.push((c.case.clone(), vec![None; runs.len()]));
+                    table.len() - 1
+                }
+            };
+            let points = &mut table[row].1;
+            if points[i].is_none() {
+                points[i] = c.before.map(|v| (v, false));
+            }
+            points[i + 1] = c.after.map(|v| (v, c.verdict == Verdict::Slower));
+        }
+    }
+    table
+}
+
+/// The trend as a line chart: one line per case, the runs in order along the x axis (as `#1`, `#2`, ...).
+pub fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
+    let series: Vec<super::charts::Series> = trend(runs, rule)
+        .into_iter()
+        .map(|(label, points)| super::charts::Series {
+            label,
+            points: points.iter().enumerate().filter_map(|(i, p)| p.map(|(v, _)| ((i + 1) as f64, v))).collect(),
+        })
+        .collect();
+    let title = format!("{} over {} runs", rule.metric.describe(), runs.len());
+    super::charts::scan_chart_labelled(&title, "run", &series, &|x| {
+        runs.get((x as usize).wrapping_sub(1)).map_or_else(String::new, |r| r.name.clone())
+    })
+}
