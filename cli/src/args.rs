@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use httpbench_shared::change::Metric;
 use httpbench_shared::model::Pin;
 use httpbench_shared::protocol::{clients_of, ClientInfo, HttpChoice, Modes};
 use httpbench_shared::{EnvironmentKind, Format};
@@ -256,6 +257,21 @@ pub struct CompareArgs {
     /// Rate by CPU time, as Perl's Benchmark does.
     #[arg(long)]
     pub perl: bool,
+    /// Gate: exit 3 when a case of the newest run is slower than in the run before by more than this (5%, 2.5),
+    /// the slowdown's whole 95% interval beyond it.
+    #[arg(long, value_name = "PCT", value_parser = httpbench_shared::change::parse_threshold)]
+    pub fail_if_slower: Option<f64>,
+    /// The figure the change is judged on: wall rate, CPU per request, median or p99 latency.
+    #[arg(long, value_enum, default_value_t = Metric::Rate)]
+    pub metric: Metric,
+    /// With --fail-if-slower: exit 3 also when a case's change is inconclusive (its interval straddles the
+    /// threshold).
+    #[arg(long, requires = "fail_if_slower")]
+    pub fail_if_inconclusive: bool,
+    /// Refuse (exit 2) runs whose environments differ in what moves figures (CPU, placement, build, versions,
+    /// server) instead of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Options of `httpbench share`.

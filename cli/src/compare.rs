@@ -1,6 +1,12 @@
 //! `httpbench compare`: read result files and render them as one report (with `--export-html`, as the HTML
 //! report too). Each file is refused with a message naming it when it is too large, not JSON, of another
-//! schema version, or holds impossible figures.
+//! schema version, or holds impossible figures. With `--fail-if-slower`, the newest run is gated against the one
+//! before ([`gate`]).
+
+mod gate;
+mod options;
+
+pub use options::CompareOptions;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,7 +16,7 @@ use httpbench_shared::parse::{parse_reports, MAX_CASES};
 use httpbench_shared::protocol::share;
 use httpbench_shared::{render, RenderOptions, Report, Source};
 
-use crate::options::{CompareOptions, Usage};
+use crate::options::Usage;
 
 /// Result files larger than this are refused, counted while reading (a real one is a few KiB per case).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -29,6 +35,9 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
             let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
             (tag, load(path)?)
         };
+        // One tag per file, so two files of one name stay two runs (`base`, `base#2`).
+        let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
+        let tag = (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
         loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
     }
     let cases: usize = loaded.iter().map(|(_, r)| r.cases.len()).sum();
@@ -38,12 +47,33 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
         )));
     }
     let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source::tagged(r, Some(tag))).collect();
-    let render_options = RenderOptions { basis: options.basis };
-    crate::output::print(&render(&sources, options.format, &render_options))?;
+    let render_options = RenderOptions { basis: options.basis, change: options.rule };
+    let comparisons = render::comparisons(&sources, options.rule);
+    gate::check(comparisons.last(), options)?;
+    let gated = options.gate.and(comparisons.last());
+    let out = match (options.format, gated) {
+        // The gate's figures beside the files, for a CI job to read.
+        (httpbench_shared::Format::Json, Some(cmp)) => gate_json(cmp, &sources)?,
+        (format, _) => render(&sources, format, &render_options),
+    };
+    crate::output::print(&out)?;
     // Result files keep percentiles, not histograms: the HTML report draws percentile charts for every case.
     let files: Vec<(&Path, String)> =
         options.export_html.iter().map(|path| (path.as_path(), render::html(&sources, &render_options))).collect();
-    Ok(if crate::output::write_all(&files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let written = crate::output::write_all(&files);
+    if let (Some(g), Some(cmp)) = (options.gate, gated) {
+        if let Some(failed) = gate::verdict(cmp, g) {
+            return Ok(failed);
+        }
+    }
+    Ok(if written { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `{"gate": ..., "reports": [...]}`: the newest comparison and every report, pretty, newline-terminated.
+fn gate_json(cmp: &httpbench_shared::change::Comparison, sources: &[Source<'_>]) -> anyhow::Result<String> {
+    let reports: Vec<&Report> = sources.iter().map(|s| s.report).collect();
+    let value = serde_json::json!({ "gate": cmp, "reports": reports });
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
 }
 
 /// The reports in a link's fragment; errors name the link by its start.

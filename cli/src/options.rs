@@ -12,12 +12,13 @@ use httpbench_shared::session::{Budget, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
-use crate::args::{CompareArgs, RunArgs, ServeArgs};
+use crate::args::{RunArgs, ServeArgs};
 use crate::clients::command::builtin::{builtin, BUILTINS};
 use crate::clients::command::{Program, Spec};
 use crate::clients::{Client, ClientKind};
 use crate::server::ServeOptions;
 use crate::usage::usage;
+pub use crate::compare::CompareOptions;
 pub use crate::usage::Usage;
 
 /// Checked options of `httpbench run`.
@@ -293,7 +294,7 @@ fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
 }
 
 /// `--export-html`, checked as every export is.
-fn checked_html_export(path: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
+pub(crate) fn checked_html_export(path: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
     path.map(|p| check_export(p, "--export-html").map(|()| p.to_path_buf())).transpose()
 }
 
@@ -364,31 +365,6 @@ pub fn default_page_dir() -> Option<PathBuf> {
     let beside_target =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join("dist")));
     [Some(here), beside_target].into_iter().flatten().find(|d| d.join("index.html").is_file())
-}
-
-/// Checked options of `httpbench compare`.
-#[derive(Debug, Clone)]
-pub struct CompareOptions {
-    /// The result files, in the order given.
-    pub files: Vec<PathBuf>,
-    /// Output format.
-    pub format: Format,
-    /// `--export-html`: the HTML report's file.
-    pub export_html: Option<PathBuf>,
-    /// Which rate the Perl-style lines show.
-    pub basis: RateBasis,
-}
-
-impl CompareOptions {
-    /// Check `compare` arguments.
-    pub fn from_args(a: &CompareArgs) -> Result<Self, Usage> {
-        Ok(CompareOptions {
-            files: a.files.clone(),
-            format: a.format,
-            export_html: checked_html_export(a.export_html.as_deref())?,
-            basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
-        })
-    }
 }
 
 #[cfg(test)]

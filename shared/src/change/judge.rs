@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Metric, Rule, Run};
+use super::{Rule, Run};
 use crate::inference::t975;
 use crate::model::{Case, Report};
 use crate::session::CaseKey;
@@ -48,8 +48,8 @@ pub struct Change {
     pub before: Option<f64>,
     /// The whole case's figure after, in the same unit.
     pub after: Option<f64>,
-    /// Relative slowdown of the mean per-round figure, as a fraction: +0.05 takes 5% more time (or CPU, or
-    /// latency) per request; negative is faster.
+    /// Relative slowdown: the growth of the mean per-round cost (wall time, CPU or latency per request), as a
+    /// fraction: +0.05 takes 5% more; negative is faster.
     pub slowdown: Option<f64>,
     /// 95% interval of `slowdown`, where both runs have at least two rounds with the figure.
     pub interval: Option<(f64, f64)>,
@@ -76,6 +76,9 @@ pub struct Comparison {
     pub only_after: Vec<String>,
     /// What differs between the runs' environments that moves figures (empty: comparable).
     pub differences: Vec<String>,
+    /// The load each run held at one value that differs between them (another server delay, say): the cases
+    /// are matched without it, and the change is what the user changed.
+    pub plan: Vec<String>,
 }
 
 impl Comparison {
@@ -111,6 +114,7 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         only_before: Vec::new(),
         only_after: Vec::new(),
         differences: Vec::new(),
+        plan: Vec::new(),
     };
     let prefixed = before.reports.len() > 1 || after.reports.len() > 1;
     for (b, a) in pair_reports(&before.reports, &after.reports) {
@@ -122,14 +126,17 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         match (b, a) {
             (Some(b), Some(a)) => {
                 out.differences.extend(super::differences(b, a));
+                let plan = Plan::of(b, a);
+                out.plan.extend(plan.differences.iter().cloned());
+                let key = |c: &Case| plan.key(c);
                 let (lb, la) = (labels(b), labels(a));
                 for (cb, label) in b.cases.iter().zip(lb) {
-                    match a.cases.iter().find(|ca| CaseKey::of(ca) == CaseKey::of(cb)) {
+                    match a.cases.iter().find(|ca| key(ca) == key(cb)) {
                         Some(ca) => out.changes.push(judge(label, cb, ca, rule)),
                         None => out.only_before.push(label),
                     }
                 }
-                let known = |ca: &Case| b.cases.iter().any(|cb| CaseKey::of(cb) == CaseKey::of(ca));
+                let known = |ca: &Case| b.cases.iter().any(|cb| key(cb) == key(ca));
                 out.only_after.extend(a.cases.iter().zip(la).filter(|(ca, _)| !known(ca)).map(|(_, l)| l));
             }
             (Some(b), None) => out.only_before.extend(labels(b)),
@@ -138,6 +145,60 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         }
     }
     out
+}
+
+/// The dimensions of a load that each of two reports holds at one value: the plan, not a case's identity. A
+/// base run and a change run with `--server-delay 2ms` (or another body size, level or HTTP version) still
+/// match case by case, and the difference is named.
+struct Plan {
+    /// Which of (HTTP version, body size, server delay, concurrency) are left out of the key.
+    fixed: [bool; 4],
+    /// `server delay: none vs 2 ms`, for each fixed dimension whose value differs.
+    differences: Vec<String>,
+}
+
+impl Plan {
+    fn of(b: &Report, a: &Report) -> Plan {
+        let names = ["HTTP version", "body size", "server delay", "requests in flight"];
+        let show = |c: &Case, i: usize| match i {
+            0 => c.http_version.short().to_string(),
+            1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), |n| format!("{n} bytes")),
+            2 => c.server_delay_ms.map_or_else(|| "none".to_string(), |ms| format!("{ms} ms")),
+            _ => c.in_flight().to_string(),
+        };
+        let single = |r: &Report, i: usize| -> Option<String> {
+            let first = show(r.cases.first()?, i);
+            r.cases.iter().all(|c| show(c, i) == first).then_some(first)
+        };
+        let mut plan = Plan { fixed: [false; 4], differences: Vec::new() };
+        for (i, name) in names.iter().enumerate() {
+            if let (Some(x), Some(y)) = (single(b, i), single(a, i)) {
+                plan.fixed[i] = true;
+                if x != y {
+                    plan.differences.push(format!("{name}: {x} vs {y}"));
+                }
+            }
+        }
+        plan
+    }
+
+    /// The case's key without the fixed dimensions.
+    fn key(&self, c: &Case) -> CaseKey {
+        let mut key = CaseKey::of(c);
+        if self.fixed[0] {
+            key.http = Default::default();
+        }
+        if self.fixed[1] {
+            key.body_bytes = None;
+        }
+        if self.fixed[2] {
+            key.server_delay_ms = None;
+        }
+        if self.fixed[3] {
+            key.concurrency = 1;
+        }
+        key
+    }
 }
 
 /// The reports of two runs side by side: the i-th of a kind with the i-th of that kind; unmatched ones alone.
@@ -161,7 +222,7 @@ fn pair_reports<'a>(before: &[&'a Report], after: &[&'a Report]) -> Vec<(Option<
 pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     let metric = rule.metric;
     let (before, after) = (metric.of_case(b), metric.of_case(a));
-    let per_round = |c: &Case| -> Vec<f64> { c.rounds.iter().filter_map(|r| metric.of_round(r)).collect() };
+    let per_round = |c: &Case| -> Vec<f64> { c.rounds.iter().filter_map(|r| metric.cost_of_round(r)).collect() };
     let (xb, xa) = (per_round(b), per_round(a));
     let unjudged = |reason: String| Change {
         case: case.clone(),
@@ -178,18 +239,13 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     }
     if xb.len() < 2 || xa.len() < 2 {
         return Change {
-            slowdown: Some(slowdown(metric, va / vb - 1.0)),
+            slowdown: Some(if metric.higher_is_faster() { vb / va - 1.0 } else { va / vb - 1.0 }),
             verdict: Verdict::Inconclusive,
             reason: Some("fewer than 2 rounds with the figure: no interval; raise --rounds".to_string()),
             ..unjudged(String::new())
         };
     }
-    let (low, mid, high) = welch(&xb, &xa);
-    let (s_low, s_high) = if metric.higher_is_faster() {
-        (slowdown(metric, high), slowdown(metric, low))
-    } else {
-        (low, high)
-    };
+    let (s_low, mid, s_high) = welch(&xb, &xa);
     let t = rule.threshold;
     let verdict = if s_low > t {
         Verdict::Slower
@@ -207,22 +263,10 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
         case,
         before,
         after,
-        slowdown: Some(slowdown(metric, mid)),
+        slowdown: Some(mid),
         interval: Some((s_low, s_high)),
         verdict,
         reason,
-    }
-}
-
-/// The slowdown a relative change `r` of the metric's mean amounts to: for a rate, the change of the time per
-/// request (`1/(1+r) - 1`, unbounded as the rate falls to 0); for a cost, `r` itself.
-fn slowdown(metric: Metric, r: f64) -> f64 {
-    if !metric.higher_is_faster() {
-        r
-    } else if r <= -1.0 {
-        f64::INFINITY
-    } else {
-        1.0 / (1.0 + r) - 1.0
     }
 }
 

@@ -51,10 +51,12 @@ impl Metric {
         self == Metric::Rate
     }
 
-    /// The figure of one round, where the round has it.
-    pub fn of_round(self, r: &Round) -> Option<f64> {
+    /// What one round's requests cost by this metric, where the round has it: for a rate, wall seconds per ok
+    /// request (its inverse, so that every metric's slowdown is the relative growth of a cost, and a rate
+    /// interval never reaches past a rate of zero).
+    pub fn cost_of_round(self, r: &Round) -> Option<f64> {
         match self {
-            Metric::Rate => (r.wall_secs > 0.0).then(|| r.ok as f64 / r.wall_secs),
+            Metric::Rate => (r.ok > 0 && r.wall_secs > 0.0).then(|| r.wall_secs / r.ok as f64),
             Metric::Cpu => r.cpu_secs.filter(|_| r.iterations > 0).map(|s| s / r.iterations as f64),
             Metric::P50 => r.latency_p50_ns,
             Metric::P99 => r.latency_p99_ns,

@@ -36,12 +36,11 @@ fn shown(metric: Metric, value: Option<f64>) -> String {
 /// The heading line of a comparison: what was judged, how, and the threshold.
 fn heading(cmp: &Comparison) -> String {
     let metric = cmp.rule.metric;
-    let per = if metric == Metric::Rate { "time per request" } else { metric.describe() };
+    let judged = if metric == Metric::Rate { "wall rate, judged as time per request" } else { metric.describe() };
     format!(
-        "Change from {} to {} ({}: slowdown of the {per}, 95% interval by Welch's t over rounds; beyond ±{}% is a verdict)",
+        "Change from {} to {} ({judged}; 95% interval by Welch's t over rounds; verdicts beyond ±{}%)",
         cmp.before,
         cmp.after,
-        metric.describe(),
         trim(cmp.rule.threshold * 100.0)
     )
 }
@@ -72,6 +71,9 @@ pub fn comparison_text(cmp: &Comparison) -> String {
         if !names.is_empty() {
             out.push_str(&format!("  only in {run} (not judged): {}\n", names.join(", ")));
         }
+    }
+    for d in &cmp.plan {
+        out.push_str(&format!("  matched across a change of {d}\n"));
     }
     for d in &cmp.differences {
         out.push_str(&format!("  warning: environments differ, {d}\n"));
@@ -105,6 +107,9 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
         if !names.is_empty() {
             out.push_str(&format!("Only in {} (not judged): {}\n\n", cell(run), cell(&names.join(", "))));
         }
+    }
+    for d in &cmp.plan {
+        out.push_str(&format!("Matched across a change of {}\n\n", cell(d)));
     }
     for d in &cmp.differences {
         out.push_str(&format!("> warning: environments differ, {}\n\n", cell(d)));
