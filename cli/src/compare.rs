@@ -37,7 +37,8 @@ pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
         };
         // One tag per file, so two files of one name stay two runs (`base`, `base#2`).
         let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
-        let tag = (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
+        let tag =
+            (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
         loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
     }
     let cases: usize = loaded.iter().map(|(_, r)| r.cases.len()).sum();

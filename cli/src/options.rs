@@ -16,9 +16,9 @@ use crate::args::{RunArgs, ServeArgs};
 use crate::clients::command::builtin::{builtin, BUILTINS};
 use crate::clients::command::{Program, Spec};
 use crate::clients::{Client, ClientKind};
+pub use crate::compare::CompareOptions;
 use crate::server::ServeOptions;
 use crate::usage::usage;
-pub use crate::compare::CompareOptions;
 pub use crate::usage::Usage;
 
 /// Checked options of `httpbench run`.

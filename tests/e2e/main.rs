@@ -8,6 +8,7 @@ mod command;
 mod compare;
 mod concurrency;
 mod faults;
+mod gate;
 mod helpers;
 mod hosted;
 mod hostile_files;

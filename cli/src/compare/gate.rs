@@ -35,9 +35,8 @@ pub fn check(last: Option<&Comparison>, options: &CompareOptions) -> Result<(), 
 
 /// Tell the gate's verdict on stderr and give its exit code (`None`: the gate passed).
 pub fn verdict(cmp: &Comparison, gate: Gate) -> Option<ExitCode> {
-    let named = |v: Verdict| -> Vec<&str> {
-        cmp.changes.iter().filter(|c| c.verdict == v).map(|c| c.case.as_str()).collect()
-    };
+    let named =
+        |v: Verdict| -> Vec<&str> { cmp.changes.iter().filter(|c| c.verdict == v).map(|c| c.case.as_str()).collect() };
     let (slower, inconclusive) = (named(Verdict::Slower), named(Verdict::Inconclusive));
     let threshold = cmp.rule.threshold * 100.0;
     let metric = cmp.rule.metric.describe();

@@ -14,7 +14,11 @@ pub fn differences(before: &Report, after: &Report) -> Vec<String> {
     };
     let or_unknown = |v: Option<String>| v.unwrap_or_else(|| "unknown".to_string());
     differ("CPU", or_unknown(b.cpu.clone()), or_unknown(a.cpu.clone()));
-    differ("CPUs online", or_unknown(b.cpus_online.map(|n| n.to_string())), or_unknown(a.cpus_online.map(|n| n.to_string())));
+    differ(
+        "CPUs online",
+        or_unknown(b.cpus_online.map(|n| n.to_string())),
+        or_unknown(a.cpus_online.map(|n| n.to_string())),
+    );
     let placed = |r: &Report| r.environment.placement.as_ref().map(|p| p.pin.as_str().to_string());
     differ("placement", or_unknown(placed(before)), or_unknown(placed(after)));
     differ("build profile", before.tool.build_profile.clone(), after.tool.build_profile.clone());

@@ -209,7 +209,8 @@ fn pair_reports<'a>(before: &[&'a Report], after: &[&'a Report]) -> Vec<(Option<
     let place = |list: &[&Report], index: usize| {
         list[..index].iter().filter(|x| x.environment.kind == list[index].environment.kind).count()
     };
-    let mut pairs: Vec<_> = (0..before.len()).map(|i| (Some(before[i]), nth(after, before[i], place(before, i)))).collect();
+    let mut pairs: Vec<_> =
+        (0..before.len()).map(|i| (Some(before[i]), nth(after, before[i], place(before, i)))).collect();
     for i in 0..after.len() {
         if nth(before, after[i], place(after, i)).is_none() {
             pairs.push((None, Some(after[i])));
@@ -246,6 +247,8 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
         };
     }
     let (s_low, mid, s_high) = welch(&xb, &xa);
+    // A cost cannot shrink by more than all of it, whatever the interval's arithmetic says.
+    let s_low = s_low.max(-1.0);
     let t = rule.threshold;
     let verdict = if s_low > t {
         Verdict::Slower
@@ -256,18 +259,9 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     } else {
         Verdict::Inconclusive
     };
-    let reason = (verdict == Verdict::Inconclusive).then(|| {
-        format!("the interval reaches past ±{:.1}%: raise --rounds or -n to narrow it", t * 100.0)
-    });
-    Change {
-        case,
-        before,
-        after,
-        slowdown: Some(mid),
-        interval: Some((s_low, s_high)),
-        verdict,
-        reason,
-    }
+    let reason = (verdict == Verdict::Inconclusive)
+        .then(|| format!("the interval reaches past ±{:.1}%: raise --rounds or -n to narrow it", t * 100.0));
+    Change { case, before, after, slowdown: Some(mid), interval: Some((s_low, s_high)), verdict, reason }
 }
 
 /// Relative change of the mean from `b` to `a` with its 95% Welch interval, as (low, estimate, high).

@@ -14,8 +14,10 @@ pub struct Run<'a> {
     pub started_unix_ms: Option<u64>,
 }
 
-/// The runs of `sources`: consecutive sources with the same tag form one run. Ordered by start time when every
-/// run records one (files given in any order, as `results/*.json` lists them); otherwise in the order given.
+/// The runs of `sources`: consecutive sources with the same tag form one run. Two runs stay in the order given
+/// (`compare base.json new.json`: the user says which is the base, whenever each ran); three or more, a trend,
+/// are ordered by start time when every run records one (files given in any order, as `results/*.json` lists
+/// them), else in the order given.
 pub fn runs<'a>(sources: &[Source<'a>]) -> Vec<Run<'a>> {
     let mut out: Vec<Run<'a>> = Vec::new();
     for (i, s) in sources.iter().enumerate() {
@@ -32,7 +34,7 @@ pub fn runs<'a>(sources: &[Source<'a>]) -> Vec<Run<'a>> {
         let times: Option<Vec<u64>> = run.reports.iter().map(|r| r.environment.started_unix_ms).collect();
         run.started_unix_ms = times.and_then(|t| t.into_iter().min());
     }
-    if out.iter().all(|r| r.started_unix_ms.is_some()) {
+    if out.len() > 2 && out.iter().all(|r| r.started_unix_ms.is_some()) {
         // A stable sort: runs that started in the same millisecond keep their order.
         let indices: Vec<usize> = (0..out.len()).collect();
         let order = crate::order::sorted_by(&indices, &|a, b| out[*a].started_unix_ms.cmp(&out[*b].started_unix_ms));

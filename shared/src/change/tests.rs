@@ -72,14 +72,22 @@ const BASE: [u64; 5] = [1000, 1002, 998, 1001, 999];
 
 #[test]
 fn welch_interval_of_known_samples() {
-    // before: 100, 102, 98, 101, 99 (mean 100, var 2.5); after: 110, 111, 109, 112, 108 (mean 110, var 2.5).
-    // se = √(0.5 + 0.5) = 1; df = 8; t(8) = 2.306: the rate rises 10% ± 2.306%, so the time per request
-    // changes by 1/1.10 − 1 = −9.09%, between 1/1.12306 − 1 and 1/1.07694 − 1.
-    let c = judge("c".into(), &case(&[100, 102, 98, 101, 99]), &case(&[110, 111, 109, 112, 108]), rate(0.05));
-    assert!((c.slowdown.unwrap() - (1.0 / 1.10 - 1.0)).abs() < 1e-12);
+    // Median latency per round, before: 100, 102, 98, 101, 99 (mean 100, var 2.5); after: 110, 111, 109, 112,
+    // 108 (mean 110, var 2.5). se = √(0.5 + 0.5) = 1; df = 8; t(8) = 2.306: +10% ± 2.306%.
+    let with_p50 = |p50: [f64; 5]| {
+        let mut c = case(&BASE);
+        c.rounds.iter_mut().zip(p50).for_each(|(r, p)| r.latency_p50_ns = Some(p));
+        c.latency_ns.as_mut().unwrap().p50 = p50.iter().sum::<f64>() / 5.0;
+        c
+    };
+    let (b, a) = (with_p50([100.0, 102.0, 98.0, 101.0, 99.0]), with_p50([110.0, 111.0, 109.0, 112.0, 108.0]));
+    let c = judge("c".into(), &b, &a, Rule { metric: Metric::P50, threshold: 0.05 });
+    assert!((c.slowdown.unwrap() - 0.10).abs() < 1e-12);
     let (lo, hi) = c.interval.unwrap();
-    assert!((lo - (1.0 / 1.12306 - 1.0)).abs() < 1e-9 && (hi - (1.0 / 1.07694 - 1.0)).abs() < 1e-9, "{lo} {hi}");
-    assert_eq!(c.verdict, Verdict::Faster);
+    assert!((lo - (10.0 - 2.306) / 100.0).abs() < 1e-9 && (hi - (10.0 + 2.306) / 100.0).abs() < 1e-9, "{lo} {hi}");
+    assert_eq!(c.verdict, Verdict::Slower);
+    let c = judge("c".into(), &a, &b, Rule { metric: Metric::P50, threshold: 0.05 });
+    assert_eq!(c.verdict, Verdict::Faster, "{c:?}");
 }
 
 #[test]
@@ -143,9 +151,11 @@ fn a_case_in_one_run_only_is_listed_not_judged_and_differences_are_named() {
     let mut after = report(vec![case(&[900, 902, 898, 901, 899])], Some(2));
     after.tool.build_profile = "debug".into();
     after.environment.client_versions = BTreeMap::from([("curl".to_string(), "libcurl/8.0".to_string())]);
-    let sources = [Source::tagged(&after, Some("new")), Source::tagged(&before, Some("base"))];
+    let sources = [Source::tagged(&before, Some("base")), Source::tagged(&after, Some("new"))];
     let runs = runs(&sources);
-    assert_eq!(runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["base", "new"], "ordered by start");
+    assert_eq!(runs.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["base", "new"], "two: as given");
+    let reversed = super::runs(&[sources[1], sources[0]]);
+    assert_eq!(reversed[0].name, "new", "two runs keep the user's order, whenever each ran");
     let cmp = compare(&runs[0], &runs[1], rate(0.05));
     assert_eq!(cmp.changes.len(), 1);
     assert_eq!(cmp.changes[0].verdict, Verdict::Slower);

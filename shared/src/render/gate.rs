@@ -17,7 +17,9 @@ pub fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
     let runs = runs(sources);
     match runs.as_slice() {
         [] | [_] => None,
-        [before, after] => Some(compare(before, after, rule)).filter(|c| !c.changes.is_empty()).map(|c| comparison_text(&c)),
+        [before, after] => {
+            Some(compare(before, after, rule)).filter(|c| !c.changes.is_empty()).map(|c| comparison_text(&c))
+        }
         _ => Some(trend_text(&runs, rule)),
     }
 }
@@ -134,11 +136,15 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
         .map(|(_, points)| {
             points
                 .iter()
-                .map(|p| p.map_or_else(|| "-".to_string(), |(v, flag)| rule.metric.show(v) + if flag { "!" } else { "" }))
+                .map(|p| {
+                    p.map_or_else(|| "-".to_string(), |(v, flag)| rule.metric.show(v) + if flag { "!" } else { "" })
+                })
                 .collect()
         })
         .collect();
-    let column = |i: usize| cells.iter().map(|row| row[i].chars().count()).chain([runs[i].name.chars().count()]).max().unwrap_or(0);
+    let column = |i: usize| {
+        cells.iter().map(|row| row[i].chars().count()).chain([runs[i].name.chars().count()]).max().unwrap_or(0)
+    };
     let widths: Vec<usize> = (0..runs.len()).map(column).collect();
     out.push_str(&format!("  {}", " ".repeat(width)));
     for (run, w) in runs.iter().zip(&widths) {

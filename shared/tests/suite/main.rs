@@ -4,6 +4,7 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod fuzz;
+mod gate;
 mod html;
 mod perl_golden;
 mod render;

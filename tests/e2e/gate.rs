@@ -1,0 +1,137 @@
+//! `httpbench compare --fail-if-slower`: the regression gate end to end, on real runs against the embedded
+//! server: a server delay really slows every case (exit 3, the cases named, in text, Markdown and JSON); two
+//! runs of one plan pass; environments that differ warn (or, with `--strict`, refuse); the trend of three runs.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::helpers::{export_run, run, scratch};
+
+const PLAN: [&str; 10] = ["-n", "300", "--rounds", "5", "--warmup", "20", "--clients", "curl,raw", "--mode", "reuse"];
+
+fn plan_run(path: &Path, extra: &[&str]) {
+    let mut args = PLAN.to_vec();
+    args.extend(extra);
+    export_run(path, &args);
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// base.json and slow.json (the same plan with a 2 ms server delay) in a scratch folder of `name`.
+fn runs(name: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let (base, slow) = (dir.join("base.json"), dir.join("slow.json"));
+    plan_run(&base, &[]);
+    plan_run(&slow, &["--server-delay", "2ms"]);
+    (base, slow)
+}
+
+#[test]
+fn a_real_slowdown_fails_the_gate_naming_the_cases_in_every_format() {
+    let (base, slow) = runs("gate");
+    let (code, out, err) = run(&["compare", s(&base), s(&slow), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 3, "{out}\n{err}");
+    assert!(err.contains("gate failed: 2 case(s) of slow slower than base beyond 5% (wall rate): curl, raw"), "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" → ") && l.ends_with("slower")).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(out.contains("matched across a change of server delay: none vs 2 ms"), "{out}");
+    let (code, md, _) = run(&["compare", s(&base), s(&slow), "--fail-if-slower", "5%", "--format", "markdown"]);
+    assert_eq!(code, 3);
+    assert!(md.starts_with("**Change from base to slow") && md.matches("| **slower** |").count() == 2, "{md}");
+    let (code, json, _) = run(&["compare", s(&base), s(&slow), "--fail-if-slower", "5%", "--format", "json"]);
+    assert_eq!(code, 3);
+    let v: Value = serde_json::from_str(&json).expect("JSON");
+    let verdicts: Vec<&str> =
+        v["gate"]["changes"].as_array().unwrap().iter().map(|c| c["verdict"].as_str().unwrap()).collect();
+    assert_eq!(verdicts, ["slower", "slower"], "{json}");
+    assert!(v["gate"]["changes"][0]["interval"][0].as_f64().unwrap() > 0.05);
+    assert_eq!(v["reports"].as_array().unwrap().len(), 2);
+    // The other way round it is faster, and the gate passes.
+    let (code, out, err) = run(&["compare", s(&slow), s(&base), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.lines().filter(|l| l.contains(" → ") && l.ends_with("faster")).count() == 2
+            && err.contains("gate passed: 2 faster"),
+        "{err}"
+    );
+}
+
+/// Two runs of one plan back to back pass a gate whose threshold is above this machine's run-to-run drift
+/// (the bench script `scripts/bench-gate.sh` counts false alarms at 5%, too noisy a threshold to test on a
+/// shared machine).
+#[test]
+fn two_runs_of_one_plan_pass_and_a_single_round_is_inconclusive() {
+    let dir = scratch("gate-same");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    plan_run(&a, &[]);
+    plan_run(&b, &[]);
+    let (code, out, err) = run(&["compare", s(&a), s(&b), "--fail-if-slower", "50%"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("gate passed"), "{err}");
+    let (one, two) = (dir.join("one.json"), dir.join("two.json"));
+    export_run(&one, &["-n", "50", "--rounds", "1", "--clients", "raw", "--mode", "reuse"]);
+    export_run(&two, &["-n", "50", "--rounds", "1", "--clients", "raw", "--mode", "reuse"]);
+    let (code, out, err) = run(&["compare", s(&one), s(&two), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 0, "inconclusive alone passes: {out}\n{err}");
+    assert!(
+        out.contains("inconclusive (fewer than 2 rounds") && err.contains("1 case(s) inconclusive"),
+        "{out}\n{err}"
+    );
+    let (code, _, err) = run(&["compare", s(&one), s(&two), "--fail-if-slower", "5%", "--fail-if-inconclusive"]);
+    assert_eq!(code, 3, "{err}");
+}
+
+#[test]
+fn environments_that_differ_warn_and_strict_refuses_them() {
+    let dir = scratch("gate-env");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    plan_run(&a, &[]);
+    let mut other: Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let profile = other["tool"]["build_profile"].as_str().unwrap().to_string();
+    other["tool"]["build_profile"] = if profile == "release" { "debug" } else { "release" }.into();
+    std::fs::write(&b, other.to_string()).unwrap();
+    let (code, _, err) = run(&["compare", s(&a), s(&b), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: environments differ, build profile: "), "{err}");
+    let (code, out, err) = run(&["compare", s(&a), s(&b), "--fail-if-slower", "5%", "--strict"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("are not comparable (--strict): build profile: ") && out.is_empty(), "{err}");
+}
+
+#[test]
+fn a_gate_needs_two_runs_with_a_case_in_common() {
+    let dir = scratch("gate-usage");
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    export_run(&a, &["-n", "20", "--rounds", "2", "--clients", "raw", "--mode", "reuse"]);
+    export_run(&b, &["-n", "20", "--rounds", "2", "--clients", "curl", "--mode", "reuse"]);
+    let (code, _, err) = run(&["compare", s(&a), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--fail-if-slower needs two result files or more"), "{err}");
+    let (code, out, err) = run(&["compare", s(&a), s(&b), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("have no case in common") && out.is_empty(), "{err}");
+    let (code, _, err) = run(&["compare", s(&a), s(&b), "--fail-if-slower=-5%"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'-5%' is not a threshold"), "{err}");
+}
+
+#[test]
+fn three_runs_make_a_trend_in_text_and_html() {
+    let (base, slow) = runs("gate-trend");
+    let dir = scratch("gate-trend-later");
+    let later = dir.join("later.json");
+    plan_run(&later, &["--server-delay", "2ms"]);
+    let html = dir.join("trend.html");
+    // Given out of order: the trend follows the runs' start times.
+    let (code, out, err) = run(&["compare", s(&later), s(&slow), s(&base), "--export-html", s(&html)]);
+    assert_eq!(code, 0, "{err}");
+    let start = out.find("Trend of wall rate over 3 runs").expect("trend table");
+    let header = out[start..].lines().nth(1).unwrap();
+    let at = |name: &str| header.find(name).unwrap_or_else(|| panic!("{name} in {header}"));
+    assert!(at("base") < at("slow") && at("slow") < at("later"), "{header}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("data-testid=\"trend-chart\""));
+}
