@@ -130,11 +130,11 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
         runs.len(),
         trim(rule.threshold * 100.0)
     );
-    let width = table.iter().map(|(label, _)| label.chars().count()).max().unwrap_or(0);
+    let width = table.iter().map(|row| row.case.chars().count()).max().unwrap_or(0);
     let cells: Vec<Vec<String>> = table
         .iter()
-        .map(|(_, points)| {
-            points
+        .map(|row| {
+            row.points
                 .iter()
                 .map(|p| {
                     p.map_or_else(|| "-".to_string(), |(v, flag)| rule.metric.show(v) + if flag { "!" } else { "" })
@@ -151,8 +151,8 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
         out.push_str(&format!("  {}", crate::cfmt::pad_left(&run.name, *w)));
     }
     out.push('\n');
-    for ((label, _), row) in table.iter().zip(&cells) {
-        out.push_str(&format!("  {}", crate::cfmt::pad_right(label, width)));
+    for (line, row) in table.iter().zip(&cells) {
+        out.push_str(&format!("  {}", crate::cfmt::pad_right(&line.case, width)));
         for (cell, w) in row.iter().zip(&widths) {
             out.push_str(&format!("  {}", crate::cfmt::pad_left(cell, *w)));
         }
@@ -161,20 +161,29 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
     out
 }
 
-/// Each case's figure per run, with whether the gate flags it slower than the run before: (label, points).
-pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<(String, Vec<Option<(f64, bool)>>)> {
-    let mut table: Vec<(String, Vec<Option<(f64, bool)>>)> = Vec::new();
+/// One case's line of a trend.
+pub struct TrendRow {
+    /// The case's label.
+    pub case: String,
+    /// Per run, in order: the case's figure and whether the gate judges it slower than in the run before;
+    /// `None` where the run has no such case.
+    pub points: Vec<Option<(f64, bool)>>,
+}
+
+/// Each case's figure per run, with whether the gate flags it slower than the run before.
+pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
+    let mut table: Vec<TrendRow> = Vec::new();
     for (i, pair) in runs.windows(2).enumerate() {
         let cmp = compare(&pair[0], &pair[1], rule);
         for c in &cmp.changes {
-            let row = match table.iter().position(|(label, _)| *label == c.case) {
+            let row = match table.iter().position(|row| row.case == c.case) {
                 Some(p) => p,
                 None => {
-                    table.push((c.case.clone(), vec![None; runs.len()]));
+                    table.push(TrendRow { case: c.case.clone(), points: vec![None; runs.len()] });
                     table.len() - 1
                 }
             };
-            let points = &mut table[row].1;
+            let points = &mut table[row].points;
             if points[i].is_none() {
                 points[i] = c.before.map(|v| (v, false));
             }
@@ -188,9 +197,9 @@ pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<(String, Vec<Option<(f64, bool
 pub fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
     let series: Vec<super::charts::Series> = trend(runs, rule)
         .into_iter()
-        .map(|(label, points)| super::charts::Series {
-            label,
-            points: points.iter().enumerate().filter_map(|(i, p)| p.map(|(v, _)| ((i + 1) as f64, v))).collect(),
+        .map(|row| super::charts::Series {
+            label: row.case,
+            points: row.points.iter().enumerate().filter_map(|(i, p)| p.map(|(v, _)| ((i + 1) as f64, v))).collect(),
         })
         .collect();
     let title = format!("{} over {} runs", rule.metric.describe(), runs.len());
