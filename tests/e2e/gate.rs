@@ -135,3 +135,47 @@ fn three_runs_make_a_trend_in_text_and_html() {
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("data-testid=\"trend-chart\""));
 }
+
+/// The CI recipe's script, with the two sides' binaries given (no builds): the real binary as the base, and as
+/// the change the same binary behind a wrapper that asks the embedded server for a 2 ms delay, so the change is
+/// really slower. The gate fails with 3 and writes the Markdown verdict to the step summary; the same binary on
+/// both sides passes.
+#[test]
+fn the_ci_recipe_gates_a_change_against_its_base() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("gate-ci");
+    let real = env!("CARGO_BIN_EXE_httpbench");
+    let slow = dir.join("slow-httpbench");
+    let wrapper = format!(
+        "#!/bin/sh\nif [ \"$1\" = run ]; then shift; exec '{real}' run --server-delay 2ms \"$@\"; fi\nexec '{real}' \"$@\"\n"
+    );
+    std::fs::write(&slow, wrapper).unwrap();
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/gate-ci.sh");
+    let gate = |new_bin: &str, name: &str, threshold: &str| {
+        let summary = dir.join(format!("{name}-summary.md"));
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .args(["main", threshold])
+            .env("HTTPBENCH_BASE_BIN", real)
+            .env("HTTPBENCH_NEW_BIN", new_bin)
+            .env("HTTPBENCH_GATE_PLAN", "-n 200 --rounds 4 --warmup 10 --clients raw --mode reuse")
+            .env("HTTPBENCH_GATE_DIR", dir.join(name))
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (
+            out.status.code(),
+            text(&out.stdout) + &text(&out.stderr),
+            std::fs::read_to_string(summary).unwrap_or_default(),
+        )
+    };
+    let (code, out, summary) = gate(slow.to_str().unwrap(), "slow", "5%");
+    assert_eq!(code, Some(3), "{out}");
+    assert!(summary.starts_with("**Change from base to new") && summary.contains("| **slower** |"), "{summary}");
+    // Above this shared machine's run-to-run drift: the false-alarm rate at 5% is the bench script's to count.
+    let (code, out, _) = gate(real, "same", "50%");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("gate passed"), "{out}");
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The regression gate as a CI job runs it, on this machine or a CI runner: build httpbench at the base ref and at
+# the working tree, run one plan with each on the same machine (pinned, rounds interleaved), and gate the change
+# against the base with `compare --fail-if-slower`. Exit 3 when a case got slower beyond the threshold, 0 when it
+# passed; the Markdown verdict goes to $GITHUB_STEP_SUMMARY when that is set (GitHub Actions), the text to stdout.
+#
+# Usage: scripts/gate-ci.sh [BASE_REF] [THRESHOLD]          (defaults: main, 5%)
+# Environment:
+#   HTTPBENCH_GATE_PLAN   the `run` arguments of the plan (default below; the same for both sides)
+#   HTTPBENCH_GATE_METRIC rate, cpu, p50 or p99 (default rate; cpu is far less noisy on a shared runner)
+#   HTTPBENCH_GATE_DIR    where the result files go (default target/gate)
+#   HTTPBENCH_BASE_BIN, HTTPBENCH_NEW_BIN   binaries to use instead of building the two sides
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE_REF=${1:-main}
+THRESHOLD=${2:-5%}
+PLAN=${HTTPBENCH_GATE_PLAN:--n 2000 --rounds 10 --warmup 200 --clients curl,ureq,reqwest,raw --mode both --pin split}
+METRIC=${HTTPBENCH_GATE_METRIC:-rate}
+DIR=${HTTPBENCH_GATE_DIR:-target/gate}
+mkdir -p "$DIR"
+log() { printf 'gate-ci: %s\n' "$*" >&2; }
+
+new_bin=${HTTPBENCH_NEW_BIN:-}
+base_bin=${HTTPBENCH_BASE_BIN:-}
+if [ -z "$new_bin" ] || [ -z "$base_bin" ]; then
+  bash scripts/setup.sh
+fi
+if [ -z "$new_bin" ]; then
+  log "building the change (release)"
+  cargo build --release -p httpbench --quiet
+  new_bin=$DIR/httpbench-new
+  cp target/release/httpbench "$new_bin"
+fi
+if [ -z "$base_bin" ]; then
+  log "building the base, $BASE_REF (release), in a worktree of its own"
+  src=$DIR/base-src
+  git worktree remove --force "$src" 2>/dev/null || rm -rf "$src"
+  git worktree add --detach "$src" "$BASE_REF" >/dev/null
+  # Its own target folder beside ours, kept between runs so a second gate on the same base builds nothing.
+  (cd "$src" && CARGO_TARGET_DIR="$PWD/../base-target" cargo build --release -p httpbench --quiet)
+  base_bin=$DIR/httpbench-base
+  cp "$DIR/base-target/release/httpbench" "$base_bin"
+  git worktree remove --force "$src"
+fi
+
+read -r -a plan <<<"$PLAN"
+log "base run: $base_bin run ${plan[*]}"
+"$base_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/base.json" >/dev/null
+log "change run: $new_bin run ${plan[*]}"
+"$new_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/new.json" >/dev/null
+
+gate=("$new_bin" compare "$DIR/base.json" "$DIR/new.json" --fail-if-slower "$THRESHOLD" --metric "$METRIC")
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  "${gate[@]}" --format markdown >>"$GITHUB_STEP_SUMMARY" 2>/dev/null || true
+fi
+status=0
+"${gate[@]}" || status=$?
+log "gate exit $status (0 passed, 3 slower, 2 not comparable)"
+exit "$status"
