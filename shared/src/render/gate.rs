@@ -193,9 +193,18 @@ pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
     table
 }
 
-/// The trend as a line chart: one line per case, the runs in order along the x axis (as `#1`, `#2`, ...).
+/// The trend as a line chart: one line per case, the runs in order along the x axis, each run a gate would
+/// flag named with how many cases it judges slower than the run before (`new: 2 slower`).
 pub fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
-    let series: Vec<super::charts::Series> = trend(runs, rule)
+    let rows = trend(runs, rule);
+    let flagged = |i: usize| rows.iter().filter(|r| r.points.get(i).copied().flatten().is_some_and(|p| p.1)).count();
+    let names: Vec<String> = (0..runs.len())
+        .map(|i| match flagged(i) {
+            0 => runs[i].name.clone(),
+            n => format!("{}: {n} slower", runs[i].name),
+        })
+        .collect();
+    let series: Vec<super::charts::Series> = rows
         .into_iter()
         .map(|row| super::charts::Series {
             label: row.case,
@@ -204,6 +213,6 @@ pub fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
         .collect();
     let title = format!("{} over {} runs", rule.metric.describe(), runs.len());
     super::charts::scan_chart_labelled(&title, "run", &series, &|x| {
-        runs.get((x as usize).wrapping_sub(1)).map_or_else(String::new, |r| r.name.clone())
+        names.get((x as usize).wrapping_sub(1)).cloned().unwrap_or_default()
     })
 }

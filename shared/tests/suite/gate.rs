@@ -50,4 +50,5 @@ fn the_trend_orders_runs_by_their_start_and_marks_what_the_gate_flags() {
     let html = render::html(&sources, &options(0.05));
     let chart = html.find("data-testid=\"trend-chart\"").expect("the trend chart");
     assert!(html[chart..].contains("<polyline") || html[chart..].contains("<path"), "a line per case");
+    assert!(html[chart..].contains(">c: 1 slower<"), "the flagged run is named on its axis");
 }
