@@ -293,10 +293,9 @@ fn counters(state: &State, conn: &Conn, path: &str, query: Option<&str>) -> Resp
         (false, Some(tag)) => {
             results::plain(format!("connections {}\n", state.tags.count(tag, std::time::Instant::now())))
         }
-        (false, None) => results::plain(format!(
-            "connections {}\n",
-            state.connections.load(std::sync::atomic::Ordering::Relaxed)
-        )),
+        (false, None) => {
+            results::plain(format!("connections {}\n", state.connections.load(std::sync::atomic::Ordering::Relaxed)))
+        }
     }
 }
 

@@ -194,3 +194,34 @@ pub(super) fn reply(status: StatusCode, reason: &str) -> Response<TargetBody> {
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use httpbench_shared::fixture;
+
+    #[test]
+    fn a_posted_result_is_summed_up_in_one_bounded_line() {
+        let (native, mut browser) =
+            (fixture::report(EnvironmentKind::Native), fixture::report(EnvironmentKind::Browser));
+        let line = summary(&[native.clone(), browser.clone()], "saved x.json");
+        assert_eq!(line, "httpbench serve: result from native linux/x86_64 and browser HeadlessChrome 156: 0 cases, 0 requests, saved x.json\n");
+        browser.environment.user_agent = Some(format!("{}\u{1b}]52;c;evil", "A".repeat(10_000)));
+        let many = vec![browser; 5];
+        let line = summary(&many, "saved y.json");
+        assert!(line.len() < 400 && line.contains("and 2 more") && line.ends_with("saved y.json\n"), "{line}");
+    }
+
+    #[test]
+    fn browsers_are_named_by_their_own_token() {
+        for (ua, name) in [
+            ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36", "Chrome 156"),
+            ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.6778.85 Safari/537.36", "HeadlessChrome 131"),
+            ("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox 133"),
+            ("Mozilla/5.0 (Windows NT 10.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36 Edg/131.0", "Edge 131"),
+            ("Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15", "Safari 18"),
+        ] {
+            assert_eq!(browser_name(ua), name);
+        }
+    }
+}
