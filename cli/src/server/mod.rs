@@ -84,7 +84,7 @@ pub struct State {
     pub page_dir: Option<PathBuf>,
     /// The results folder.
     pub results_dir: Option<PathBuf>,
-    /// Print saved results as [`SAVED_LINE`]s on stdout, nothing on stderr (a parent program reports them).
+    /// Print saved results as [`SAVED_LINE`]s on stdout, no summary line (a parent program reports them).
     pub quiet: bool,
     /// TLS handshakes completed so far (`GET /tls/handshakes` tells them), so that a fresh client can be
     /// shown to make a full handshake every time.
