@@ -65,14 +65,15 @@ pub async fn accept(state: &State, req: Request<Incoming>) -> Response<TargetBod
             }
             reply(StatusCode::CREATED, &format!("saved {name}"))
         }
-        Err(refused) => refused,
+        Err((status, reason)) => reply(status, &reason),
     }
 }
 
-/// Save `json` as a new file of `kind` in `dir`, within the quota; the answer to give when it cannot be.
-fn save(state: &State, dir: &Path, kind: &str, json: &str) -> Result<PathBuf, Response<TargetBody>> {
+/// Save `json` as a new file of `kind` in `dir`, within the quota; the status and reason to answer when it
+/// cannot be.
+fn save(state: &State, dir: &Path, kind: &str, json: &str) -> Result<PathBuf, (StatusCode, String)> {
     let size = json.len() as u64;
-    state.quota.reserve(size).map_err(|full| reply(StatusCode::INSUFFICIENT_STORAGE, &full.to_string()))?;
+    state.quota.reserve(size).map_err(|full| (StatusCode::INSUFFICIENT_STORAGE, full.to_string()))?;
     let path = file_name(dir, kind);
     let written = std::fs::create_dir_all(dir)
         .map_err(anyhow::Error::from)
@@ -85,7 +86,7 @@ fn save(state: &State, dir: &Path, kind: &str, json: &str) -> Result<PathBuf, Re
             eprintln!("httpbench serve: error: {e:#}");
             let why = e.root_cause().downcast_ref::<std::io::Error>().map(|io| io.kind().to_string());
             let why = why.unwrap_or_else(|| "see the server's terminal".into());
-            Err(reply(StatusCode::INTERNAL_SERVER_ERROR, &format!("cannot save the result file: {why}")))
+            Err((StatusCode::INTERNAL_SERVER_ERROR, format!("cannot save the result file: {why}")))
         }
     }
 }
