@@ -238,6 +238,10 @@ pub struct ServeArgs {
     /// The private key (PEM) of --cert.
     #[arg(long, value_name = "FILE", requires = "cert")]
     pub key: Option<PathBuf>,
+    /// Also accept results and status posted by a page on this origin (repeatable), e.g. your hosted copy of
+    /// the page: https://you.github.io. The page served here is always accepted; other web pages are not.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
 }
 
 /// Options of `httpbench compare`.

@@ -330,6 +330,11 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
     let page_dir = page_dir(a.page_dir.as_deref())?;
+    let allowed_origins = a
+        .allow_origin
+        .iter()
+        .map(|o| crate::server::origin::canonical(o).map_err(|e| Usage(format!("--allow-origin '{o}': {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(ServeOptions {
         bind,
         port: a.port,
@@ -345,6 +350,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
             (Some(cert), Some(key)) => Some(crate::server::tls::OwnCert::read(cert, key).map_err(Usage)?),
             _ => None,
         },
+        allowed_origins,
     })
 }
 

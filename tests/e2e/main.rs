@@ -19,6 +19,7 @@ mod placement;
 mod run;
 mod schema;
 mod serve;
+mod serve_origin;
 mod share;
 mod tls;
 mod tls_faults;

@@ -4,8 +4,10 @@
 
 mod body;
 pub mod handshakes;
+pub mod origin;
 pub mod page;
 pub mod probe;
+mod quota;
 mod results;
 mod routes;
 pub mod spawned;
@@ -63,6 +65,9 @@ pub struct ServeOptions {
     pub http_versions: Vec<httpbench_shared::model::HttpVersion>,
     /// `--cert`/`--key`: the user's certificate instead of a generated one.
     pub own_cert: Option<tls::OwnCert>,
+    /// `--allow-origin`: the origins besides the page's own that may post results and status, canonical
+    /// ([`origin::canonical`]).
+    pub allowed_origins: Vec<String>,
 }
 
 /// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
@@ -79,7 +84,7 @@ pub struct State {
     pub page_dir: Option<PathBuf>,
     /// The results folder.
     pub results_dir: Option<PathBuf>,
-    /// Print saved results as [`SAVED_LINE`]s on stdout, nothing on stderr (a parent program reports them).
+    /// Print saved results as [`SAVED_LINE`]s on stdout, no summary line (a parent program reports them).
     pub quiet: bool,
     /// TLS handshakes completed so far (`GET /tls/handshakes` tells them), so that a fresh client can be
     /// shown to make a full handshake every time.
@@ -90,6 +95,10 @@ pub struct State {
     /// Connections per case tag (`conns=TAG`; `GET /stats/connections?tag=TAG` tells them), so a case that
     /// shares its client's connections with other cases (a browser's) can say how many served it.
     pub tags: tags::Tally,
+    /// Who may post results and status.
+    pub origins: origin::Policy,
+    /// What this server may still write into the results folder.
+    pub quota: quota::Quota,
 }
 
 /// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
@@ -152,6 +161,8 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             handshakes: Default::default(),
             connections: Default::default(),
             tags: Default::default(),
+            origins: origin::Policy { allowed: options.allowed_origins.clone(), tls: scheme == "https" },
+            quota: Default::default(),
         });
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
@@ -179,7 +190,17 @@ fn announce(options: &ServeOptions, base: &str) {
         None => eprintln!("httpbench serve: no built page found: {}", page::HOW_TO_BUILD),
     }
     if let Some(dir) = &options.results_dir {
-        eprintln!("httpbench serve: results posted by the page are printed and saved in {}", dir.display());
+        let also = match options.allowed_origins.as_slice() {
+            [] => String::new(),
+            allowed => format!(" and from {}", allowed.join(", ")),
+        };
+        eprintln!(
+            "httpbench serve: results posted by the page (from its own origin{also}) are saved in {}, at most {} \
+             files and {} MiB from this server",
+            dir.display(),
+            quota::MAX_FILES,
+            quota::MAX_BYTES >> 20
+        );
     }
     if options.open {
         let opener = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
@@ -204,39 +225,32 @@ struct Conn {
     tags: tags::Seen,
 }
 
-/// Route one request: the page under `/app/`, the results endpoint, or the target endpoints.
+/// Route one request: the server's own endpoints (results, status), its counters, the page under `/app/`,
+/// or the target endpoints.
 async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Response<body::TargetBody> {
     let path = req.uri().path().to_string();
     let is_read = matches!(*req.method(), Method::GET | Method::HEAD);
-    let mut res = if path == "/results" && req.method() == Method::POST {
-        results::accept(state.results_dir.as_deref(), state.quiet, req).await
-    } else if path == httpbench_shared::protocol::STATUS_PATH && req.method() == Method::POST {
-        status::accept(state.quiet, req).await
-    } else if is_read && path == "/app/serve.json" {
+    let own_endpoint = path == "/results" || path == httpbench_shared::protocol::STATUS_PATH;
+    if own_endpoint && matches!(*req.method(), Method::POST | Method::OPTIONS) {
+        return posted(&state, req).await;
+    }
+    if is_read && path.starts_with("/results/") {
+        // The user's results: readable cross-origin only by the origins that may post them.
+        let mut res = results::saved(state.results_dir.as_deref(), &path["/results/".len()..]);
+        origin::cors(&mut res, &state.origins.judge(&req));
+        res.headers_mut().insert(header::SERVER, HeaderValue::from_static("httpbench"));
+        return res;
+    }
+    let mut res = if is_read && path == "/app/serve.json" {
         // Tells the page it is served by `httpbench serve`, so it posts its results back.
         results::service_description(state.results_dir.is_some())
     } else if is_read && (path == HANDSHAKES_PATH || path == CONNECTIONS_PATH) {
-        // The tally reads the same before and after: a connection that reads a counter takes its own
-        // handshake back.
-        let tls = conn.tls.as_ref();
-        if let Some(c) = tls.filter(|c| !c.uncounted.swap(true, std::sync::atomic::Ordering::Relaxed)) {
-            state.handshakes.count(&c.seen, false);
-        }
-        match (path == HANDSHAKES_PATH, httpbench_shared::protocol::asked_tag(req.uri().query())) {
-            (true, _) => results::plain(state.handshakes.text()),
-            (false, Some(tag)) => results::plain(format!("connections {}\n", state.tags.count(tag))),
-            (false, None) => results::plain(format!(
-                "connections {}\n",
-                state.connections.load(std::sync::atomic::Ordering::Relaxed)
-            )),
-        }
-    } else if is_read && path.starts_with("/results/") {
-        results::saved(state.results_dir.as_deref(), &path["/results/".len()..])
+        counters(&state, conn, &path, req.uri().query())
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
         page::respond(state.page_dir.as_deref(), &path)
     } else {
         if let Some(tag) = httpbench_shared::protocol::conns_tag(req.uri().query()) {
-            state.tags.note(&conn.tags, tag);
+            state.tags.note(&conn.tags, tag, std::time::Instant::now());
         }
         if let Some(ms) = httpbench_shared::protocol::asks_for_delay(req.uri().query()).filter(|ms| *ms > 0) {
             // Think time (`delay_ms=N`): the connection waits, the server's other connections go on.
@@ -248,6 +262,41 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
     h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     h.insert(header::SERVER, HeaderValue::from_static("httpbench"));
     res
+}
+
+/// `POST` (or the preflight of a post) to `/results` or `/status`: only from the page's own origin and the
+/// allowed ones ([`origin`]); a refused origin gets 403 with the reason and is not read further.
+async fn posted(state: &State, req: Request<Incoming>) -> Response<body::TargetBody> {
+    let verdict = state.origins.judge(&req);
+    let mut res = match &verdict {
+        origin::Verdict::Refused(reason) if req.method() == Method::POST => {
+            results::reply(hyper::StatusCode::FORBIDDEN, reason)
+        }
+        _ if req.method() == Method::OPTIONS => origin::preflight(req.headers(), &verdict),
+        _ if req.uri().path() == "/results" => results::accept(state, req).await,
+        _ => status::accept(state.quiet, req).await,
+    };
+    origin::cors(&mut res, &verdict);
+    res.headers_mut().insert(header::SERVER, HeaderValue::from_static("httpbench"));
+    res
+}
+
+/// `GET /tls/handshakes` and `GET /stats/connections[?tag=TAG]`. The tally reads the same before and after:
+/// a connection that reads a counter takes its own handshake back.
+fn counters(state: &State, conn: &Conn, path: &str, query: Option<&str>) -> Response<body::TargetBody> {
+    let tls = conn.tls.as_ref();
+    if let Some(c) = tls.filter(|c| !c.uncounted.swap(true, std::sync::atomic::Ordering::Relaxed)) {
+        state.handshakes.count(&c.seen, false);
+    }
+    match (path == HANDSHAKES_PATH, httpbench_shared::protocol::asked_tag(query)) {
+        (true, _) => results::plain(state.handshakes.text()),
+        (false, Some(tag)) => {
+            results::plain(format!("connections {}\n", state.tags.count(tag, std::time::Instant::now())))
+        }
+        (false, None) => {
+            results::plain(format!("connections {}\n", state.connections.load(std::sync::atomic::Ordering::Relaxed)))
+        }
+    }
 }
 
 /// How long a client may take over its TLS handshake.

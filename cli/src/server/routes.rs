@@ -69,27 +69,33 @@ fn status(s: StatusCode) -> Response<TargetBody> {
     text(s, format!("{}\n", s))
 }
 
-/// The CORS preflight, and Private Network Access's: a page on a public origin (the hosted page) that calls
-/// this server on 127.0.0.1 makes Chromium ask first with `Access-Control-Request-Private-Network: true`, and
-/// the request goes ahead only if the answer allows it. The server is there to be called by such pages, so it
-/// does; it still binds 127.0.0.1 unless told otherwise.
+/// The CORS preflight of the target routes, and Private Network Access's: a page on a public origin (the
+/// hosted page) that calls this server on 127.0.0.1 makes Chromium ask first with
+/// `Access-Control-Request-Private-Network: true`, and the request goes ahead only if the answer allows it. The
+/// targets are there to be called by such pages, so every origin gets it; the server still binds 127.0.0.1
+/// unless told otherwise. The server's own endpoints (`/results`, `/status`) have their own preflight, granted
+/// only to the origins allowed to post ([`super::origin::preflight`]).
 fn preflight(request: &hyper::HeaderMap) -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::empty());
     *r.status_mut() = StatusCode::NO_CONTENT;
     let h = r.headers_mut();
+    grant_local_network(request, h);
+    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+    h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
+    h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+    r
+}
+
+/// Grant the Private Network Access check (and Local Network Access, its successor's name) when the preflight
+/// asks for it; the caller decides whether the origin may have it.
+pub(super) fn grant_local_network(request: &hyper::HeaderMap, h: &mut hyper::HeaderMap) {
     let asks = |name: &str| request.get(name).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
     if asks("access-control-request-private-network") {
         h.insert("access-control-allow-private-network", HeaderValue::from_static("true"));
     }
     if asks("access-control-request-local-network") {
-        // The same check under the name of its successor, Local Network Access.
         h.insert("access-control-allow-local-network", HeaderValue::from_static("true"));
     }
-    // POST is for the results endpoint, which a page hosted on another origin may call.
-    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, POST, OPTIONS"));
-    h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
-    h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
-    r
 }
 
 fn text(s: StatusCode, body: impl Into<bytes::Bytes>) -> Response<TargetBody> {

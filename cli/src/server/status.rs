@@ -1,7 +1,8 @@
 //! The status endpoint, `POST /status`: the page's word on its run (shared's [`PageStatus`]: progress, or a
 //! refusal of its plan). A child server of `run --browser` hands it to its parent as a [`super::STATUS_LINE`]
 //! on stdout, so the parent bounds its wait by the page's silence and fails at once on a refusal; `serve` in
-//! the foreground prints a refusal for the person who opened the page and keeps progress to itself.
+//! the foreground prints a refusal for the person who opened the page and keeps progress to itself. Only the
+//! origins [`super::origin`] allows get here: another site's page cannot make the CLI fail a run.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
