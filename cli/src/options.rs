@@ -1,7 +1,6 @@
 //! Checked options: raw arguments turned into values that are known to be usable, before any work starts.
 //! Every error names the flag and the bad value, and says what would work.
 
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,14 +11,17 @@ use httpbench_shared::session::{Budget, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
-use crate::args::{RunArgs, ServeArgs};
+use crate::args::RunArgs;
 use crate::clients::command::builtin::{builtin, BUILTINS};
 use crate::clients::command::{Program, Spec};
 use crate::clients::{Client, ClientKind};
 pub use crate::compare::CompareOptions;
-use crate::server::ServeOptions;
 use crate::usage::usage;
 pub use crate::usage::Usage;
+use serve::page_dir;
+pub use serve::serve_options;
+
+mod serve;
 
 /// Checked options of `httpbench run`.
 #[derive(Debug, Clone)]
@@ -316,61 +318,6 @@ fn check_export(path: &Path, flag: &str) -> Result<(), Usage> {
         ));
     }
     Ok(())
-}
-
-/// Checked options of `httpbench serve`.
-pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
-    let bind: IpAddr = a
-        .bind
-        .parse()
-        .map_err(|_| Usage(format!("--bind '{}' is not an IP address: give one such as 127.0.0.1", a.bind)))?;
-    let threads = match a.threads {
-        Some(0) => return usage("--threads 0: give at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-    };
-    let page_dir = page_dir(a.page_dir.as_deref())?;
-    let allowed_origins = a
-        .allow_origin
-        .iter()
-        .map(|o| crate::server::origin::canonical(o).map_err(|e| Usage(format!("--allow-origin '{o}': {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ServeOptions {
-        bind,
-        port: a.port,
-        threads,
-        cpu: a.cpu,
-        page_dir,
-        results_dir: Some(a.results_dir.clone()),
-        open: a.open,
-        quiet: a.quiet,
-        tls: a.tls,
-        http_versions: a.http.versions(),
-        own_cert: match (&a.cert, &a.key) {
-            (Some(cert), Some(key)) => Some(crate::server::tls::OwnCert::read(cert, key).map_err(Usage)?),
-            _ => None,
-        },
-        allowed_origins,
-    })
-}
-
-/// `--page-dir`, checked to hold a built page; without the flag, the default page if one is built.
-fn page_dir(given: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
-    match given {
-        Some(d) if d.join("index.html").is_file() => Ok(Some(d.to_path_buf())),
-        Some(d) => {
-            usage(format!("--page-dir {}: no index.html there; {}", d.display(), crate::server::page::HOW_TO_BUILD))
-        }
-        None => Ok(default_page_dir()),
-    }
-}
-
-/// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`).
-pub fn default_page_dir() -> Option<PathBuf> {
-    let here = PathBuf::from("dist");
-    let beside_target =
-        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join("dist")));
-    [Some(here), beside_target].into_iter().flatten().find(|d| d.join("index.html").is_file())
 }
 
 #[cfg(test)]
