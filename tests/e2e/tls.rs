@@ -142,7 +142,7 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
     let args = ["run", "--tls", "--http", "both", "--clients", TLS_CLIENTS, "-n", "12", "--warmup", "2"];
     let (code, v, err) = run_json(&[&args[..], &["--rounds", "2", "--no-progress"]].concat());
     assert_eq!(code, 0, "{err}");
-    assert_eq!(v["schema_version"], 3);
+    assert_eq!(v["schema_version"], httpbench_shared::model::SCHEMA_VERSION);
     assert_eq!(
         (v["settings"]["tls"].clone(), v["settings"]["http_versions"].clone()),
         (true.into(), serde_json::json!(["1.1", "2"]))
