@@ -19,39 +19,45 @@ for i in $(seq "$RUNS"); do
     --format csv --export-json "$dir/run$i.json" >/dev/null 2>&1 || true
   echo "run $i of $RUNS done" >&2
 done
+# Figures of the files, by small Python helpers (the machine's python3).
+verdicts() { # FILE: cases judged, cases judged slower
+  python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["gate"]["changes"]; print(len(g), sum(c["verdict"] == "slower" for c in g))' "$1"
+}
+naive() { # BEFORE AFTER THRESHOLD: cases whose mean wall rate fell by more than the threshold, spread ignored
+  python3 -c '
+import json, sys
+t = float(sys.argv[3].rstrip("%")) / 100
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+rate = {(c["client"], c["mode"]): c["rate_wall"] for c in a["cases"]}
+print(sum(1 for c in b["cases"] if (c["client"], c["mode"]) in rate and c["rate_wall"] < rate[(c["client"], c["mode"])] * (1 - t)))' "$@"
+}
+count() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$1"; }
+
 for THRESHOLD in $THRESHOLDS; do
   pairs=0
   unset failed cases slower
   declare -A failed cases slower
   for i in $(seq 2 "$RUNS"); do
     pairs=$((pairs + 1))
+    before=$dir/run$((i - 1)).json after=$dir/run$i.json
     for metric in rate cpu; do
       code=0
-      "$bin" compare "$dir/run$((i - 1)).json" "$dir/run$i.json" --fail-if-slower "$THRESHOLD" --metric "$metric" \
-        --format json >"$dir/gate.json" 2>/dev/null || code=$?
-      [ "$code" -eq 3 ] && failed[$metric]=$(( ${failed[$metric]:-0} + 1 ))
-      read -r n s < <(python3 -c '
-  import json, sys
-  g = json.load(open(sys.argv[1]))["gate"]["changes"]
-  print(len(g), sum(c["verdict"] == "slower" for c in g))' "$dir/gate.json")
-      cases[$metric]=$(( ${cases[$metric]:-0} + n ))
-      slower[$metric]=$(( ${slower[$metric]:-0} + s ))
+      "$bin" compare "$before" "$after" --fail-if-slower "$THRESHOLD" --metric "$metric" --format json \
+        >"$dir/gate.json" 2>/dev/null || code=$?
+      [ "$code" -eq 3 ] && failed[$metric]=$((${failed[$metric]:-0} + 1))
+      read -r n s < <(verdicts "$dir/gate.json")
+      cases[$metric]=$((${cases[$metric]:-0} + n))
+      slower[$metric]=$((${slower[$metric]:-0} + s))
     done
-    # The naive gate: any case whose mean wall rate fell by more than the threshold, ignoring the spread.
-    naive=$(python3 -c '
-  import json, sys
-  t = float(sys.argv[3].rstrip("%")) / 100
-  a, b = (json.load(open(p)) for p in sys.argv[1:3])
-  rate = {(c["client"], c["mode"]): c["rate_wall"] for c in a["cases"]}
-  print(sum(1 for c in b["cases"] if (c["client"], c["mode"]) in rate and c["rate_wall"] < rate[(c["client"], c["mode"])] * (1 - t)))' \
-      "$dir/run$((i - 1)).json" "$dir/run$i.json" "$THRESHOLD")
-    [ "$naive" -gt 0 ] && failed[naive]=$(( ${failed[naive]:-0} + 1 ))
-    cases[naive]=$(( ${cases[naive]:-0} + $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cases"]))' "$dir/run$i.json") ))
-    slower[naive]=$(( ${slower[naive]:-0} + naive ))
+    n=$(naive "$before" "$after" "$THRESHOLD")
+    [ "$n" -gt 0 ] && failed[naive]=$((${failed[naive]:-0} + 1))
+    cases[naive]=$((${cases[naive]:-0} + $(count "$after")))
+    slower[naive]=$((${slower[naive]:-0} + n))
   done
   printf '\n%d runs of one plan back to back, %d consecutive comparisons, gate at %s\n' "$RUNS" "$pairs" "$THRESHOLD"
   printf '%-34s %14s %18s\n' "gate" "failed gates" "cases judged slower"
-  printf '%-34s %8d of %-3d %10d of %-4d\n' "naive (bare ratio of wall rates)" "${failed[naive]:-0}" "$pairs" "${slower[naive]:-0}" "${cases[naive]:-0}"
-  printf '%-34s %8d of %-3d %10d of %-4d\n' "--metric rate (interval)" "${failed[rate]:-0}" "$pairs" "${slower[rate]:-0}" "${cases[rate]:-0}"
-  printf '%-34s %8d of %-3d %10d of %-4d\n' "--metric cpu (interval)" "${failed[cpu]:-0}" "$pairs" "${slower[cpu]:-0}" "${cases[cpu]:-0}"
+  for row in "naive:naive (bare ratio of wall rates)" "rate:--metric rate (interval)" "cpu:--metric cpu (interval)"; do
+    key=${row%%:*}
+    printf '%-34s %8d of %-3d %10d of %-4d\n' "${row#*:}" "${failed[$key]:-0}" "$pairs" "${slower[$key]:-0}" "${cases[$key]:-0}"
+  done
 done
