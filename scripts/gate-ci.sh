@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The regression gate as a CI job runs it, on this machine or a CI runner: build httpbench at the base ref and at
-# the working tree, run one plan with each on the same machine (pinned, rounds interleaved), and gate the change
-# against the base with `compare --fail-if-slower`. Exit 3 when a case got slower beyond the threshold, 0 when it
+# the working tree, run one plan with each on the same machine (pinned, rounds interleaved), alternately (base,
+# change, base, change: REPEAT times each, so drift between runs hits both sides and shows in their pooled
+# spread), and gate the change against the base with `compare BASE... --against CHANGE... --fail-if-slower`. Exit 3 when a case got slower beyond the threshold, 0 when it
 # passed; the Markdown verdict goes to $GITHUB_STEP_SUMMARY when that is set (GitHub Actions), the text to stdout.
 #
 # Usage: scripts/gate-ci.sh [BASE_REF] [THRESHOLD]          (defaults: main, 5%)
@@ -9,14 +10,16 @@
 #   HTTPBENCH_GATE_PLAN   the `run` arguments of the plan (default below; the same for both sides)
 #   HTTPBENCH_GATE_METRIC rate, cpu, p50 or p99 (default rate; cpu is far less noisy on a shared runner)
 #   HTTPBENCH_GATE_DIR    where the result files go (default target/gate)
+#   HTTPBENCH_GATE_REPEAT runs per side, alternating (default 2)
 #   HTTPBENCH_BASE_BIN, HTTPBENCH_NEW_BIN   binaries to use instead of building the two sides
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE_REF=${1:-main}
 THRESHOLD=${2:-5%}
-PLAN=${HTTPBENCH_GATE_PLAN:--n 2000 --rounds 10 --warmup 200 --clients curl,ureq,reqwest,raw --mode both --pin split}
+PLAN=${HTTPBENCH_GATE_PLAN:--n 2000 --rounds 5 --warmup 200 --clients curl,ureq,reqwest,raw --mode both --pin split}
 METRIC=${HTTPBENCH_GATE_METRIC:-rate}
 DIR=${HTTPBENCH_GATE_DIR:-target/gate}
+REPEAT=${HTTPBENCH_GATE_REPEAT:-2}
 mkdir -p "$DIR"
 log() { printf 'gate-ci: %s\n' "$*" >&2; }
 
@@ -44,12 +47,16 @@ if [ -z "$base_bin" ]; then
 fi
 
 read -r -a plan <<<"$PLAN"
-log "base run: $base_bin run ${plan[*]}"
-"$base_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/base.json" >/dev/null
-log "change run: $new_bin run ${plan[*]}"
-"$new_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/new.json" >/dev/null
+base_files=() new_files=()
+for i in $(seq "$REPEAT"); do
+  log "base run $i of $REPEAT: $base_bin run ${plan[*]}"
+  "$base_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/base-$i.json" >/dev/null
+  log "change run $i of $REPEAT: $new_bin run ${plan[*]}"
+  "$new_bin" run "${plan[@]}" --no-progress --format csv --export-json "$DIR/new-$i.json" >/dev/null
+  base_files+=("$DIR/base-$i.json") new_files+=("$DIR/new-$i.json")
+done
 
-gate=("$new_bin" compare "$DIR/base.json" "$DIR/new.json" --fail-if-slower "$THRESHOLD" --metric "$METRIC")
+gate=("$new_bin" compare "${base_files[@]}" --against "${new_files[@]}" --fail-if-slower "$THRESHOLD" --metric "$METRIC")
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   "${gate[@]}" --format markdown >>"$GITHUB_STEP_SUMMARY" 2>/dev/null || true
 fi

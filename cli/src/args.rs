@@ -261,6 +261,10 @@ pub struct CompareArgs {
     /// Rate by CPU time, as Perl's Benchmark does.
     #[arg(long)]
     pub perl: bool,
+    /// The change's result files: with it, FILE... are the base's, and each side's files are one run whose
+    /// rounds are pooled (run base and change alternately, A B A B, so drift between runs shows in the spread).
+    #[arg(long, value_name = "FILE|LINK", num_args = 1..)]
+    pub against: Vec<PathBuf>,
     /// Gate: exit 3 when a case of the newest run is slower than in the run before by more than this (5%, 2.5),
     /// the slowdown's whole 95% interval beyond it.
     #[arg(long, value_name = "PCT", value_parser = httpbench_shared::change::parse_threshold)]

@@ -24,30 +24,29 @@ pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// Load, print the report and write `--export-html`: exit 0, or 1 when the file could not be written.
 pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
     let mut loaded: Vec<(String, Report)> = Vec::new();
-    let mut links = 0;
-    for path in &options.files {
-        let given = path.to_string_lossy();
-        let (tag, reports) = if share::is_link(&given) && !path.exists() {
-            links += 1;
-            let tag = if links == 1 { "link".to_string() } else { format!("link{links}") };
-            (tag, load_link(&given)?)
-        } else {
-            let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
-            (tag, load(path)?)
-        };
-        // One tag per file, so two files of one name stay two runs (`base`, `base#2`).
-        let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
-        let tag =
-            (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
-        loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
-    }
+    load_into(&mut loaded, &options.files)?;
+    let base_reports = loaded.len();
+    load_into(&mut loaded, &options.against)?;
     let cases: usize = loaded.iter().map(|(_, r)| r.cases.len()).sum();
     if cases > MAX_CASES {
         bail!(Usage(format!(
             "these files hold {cases} cases, more than the {MAX_CASES} one report shows; compare fewer"
         )));
     }
-    let sources: Vec<Source<'_>> = loaded.iter().map(|(tag, r)| Source::tagged(r, Some(tag))).collect();
+    // With --against, each side's files are one run, their rounds pooled.
+    let sides =
+        (!options.against.is_empty()).then(|| (side_name(&loaded[..base_reports]), side_name(&loaded[base_reports..])));
+    let sources: Vec<Source<'_>> = loaded
+        .iter()
+        .enumerate()
+        .map(|(i, (tag, r))| {
+            let source = Source::tagged(r, Some(tag));
+            match &sides {
+                Some((base, change)) => source.in_run(if i < base_reports { base } else { change }),
+                None => source,
+            }
+        })
+        .collect();
     let render_options = RenderOptions { basis: options.basis, change: options.rule };
     let comparisons = render::comparisons(&sources, options.rule);
     gate::check(comparisons.last(), options)?;
@@ -75,6 +74,44 @@ fn gate_json(cmp: &httpbench_shared::change::Comparison, sources: &[Source<'_>])
     let reports: Vec<&Report> = sources.iter().map(|s| s.report).collect();
     let value = serde_json::json!({ "gate": cmp, "reports": reports });
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// Load `files` (or links) into `loaded`, each file's reports under one tag of its own: its stem, `base#2`
+/// for a second file of that name, `link`, `link2` for links.
+fn load_into(loaded: &mut Vec<(String, Report)>, files: &[std::path::PathBuf]) -> anyhow::Result<()> {
+    for path in files {
+        let given = path.to_string_lossy();
+        let (tag, reports) = if share::is_link(&given) && !path.exists() {
+            let mut links: Vec<&str> =
+                loaded.iter().map(|(t, _)| t.as_str()).filter(|t| t.starts_with("link")).collect();
+            links.dedup();
+            let tag = if links.is_empty() { "link".to_string() } else { format!("link{}", links.len() + 1) };
+            (tag, load_link(&given)?)
+        } else {
+            let tag = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "?".into());
+            (tag, load(path)?)
+        };
+        let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
+        let tag =
+            (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
+        loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
+    }
+    Ok(())
+}
+
+/// The name of one side's pooled run: its file's tag, or the first one's and how many more.
+fn side_name(side: &[(String, Report)]) -> String {
+    let mut tags: Vec<&str> = Vec::new();
+    for (t, _) in side {
+        if !tags.contains(&t.as_str()) {
+            tags.push(t);
+        }
+    }
+    match tags.as_slice() {
+        [] => "nothing".to_string(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+    }
 }
 
 /// The reports in a link's fragment; errors name the link by its start.

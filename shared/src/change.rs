@@ -6,6 +6,7 @@
 
 mod comparable;
 mod judge;
+mod matching;
 mod metric;
 mod runs;
 

@@ -25,22 +25,30 @@ pub struct Source<'a> {
     /// beside the list of sources, because two reports can hold the same case (a native and a browser
     /// `reqwest`), and only the report a histogram came from tells which one it belongs to.
     pub histograms: &'a [CaseHistogram],
+    /// The run this source belongs to, when several files make one run (`compare A1 A2 --against B1 B2`
+    /// pools each side's files); `None`: its tag names its run.
+    pub run: Option<&'a str>,
 }
 
 impl<'a> Source<'a> {
     /// A report with no tag and no histograms.
     pub fn new(report: &'a Report) -> Self {
-        Source { report, tag: None, histograms: &[] }
+        Source { report, tag: None, histograms: &[], run: None }
     }
 
     /// A report with a tag and no histograms.
     pub fn tagged(report: &'a Report, tag: Option<&'a str>) -> Self {
-        Source { report, tag, histograms: &[] }
+        Source { report, tag, histograms: &[], run: None }
     }
 
     /// This source with its run's histograms.
     pub fn with_histograms(self, histograms: &'a [CaseHistogram]) -> Self {
         Source { histograms, ..self }
+    }
+
+    /// This source as part of the run named `run`.
+    pub fn in_run(self, run: &'a str) -> Self {
+        Source { run: Some(run), ..self }
     }
 
     /// The histogram of `case`, one of this report's cases, if its run kept one.

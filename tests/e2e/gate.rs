@@ -159,7 +159,7 @@ fn the_ci_recipe_gates_a_change_against_its_base() {
             .args(["main", threshold])
             .env("HTTPBENCH_BASE_BIN", real)
             .env("HTTPBENCH_NEW_BIN", new_bin)
-            .env("HTTPBENCH_GATE_PLAN", "-n 200 --rounds 4 --warmup 10 --clients raw --mode reuse")
+            .env("HTTPBENCH_GATE_PLAN", "-n 200 --rounds 3 --warmup 10 --clients raw --mode reuse")
             .env("HTTPBENCH_GATE_DIR", dir.join(name))
             .env("GITHUB_STEP_SUMMARY", &summary)
             .output()
@@ -173,9 +173,34 @@ fn the_ci_recipe_gates_a_change_against_its_base() {
     };
     let (code, out, summary) = gate(slow.to_str().unwrap(), "slow", "5%");
     assert_eq!(code, Some(3), "{out}");
-    assert!(summary.starts_with("**Change from base to new") && summary.contains("| **slower** |"), "{summary}");
+    assert!(summary.starts_with("**Change from base-1 and 1 more to new-1 and 1 more"), "{summary}");
+    assert!(summary.contains("| **slower** |"), "{summary}");
     // Above this shared machine's run-to-run drift: the false-alarm rate at 5% is the bench script's to count.
     let (code, out, _) = gate(real, "same", "50%");
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("gate passed"), "{out}");
+}
+
+/// `--against`: each side's files pooled into one run (A B A B on one machine), its rounds from every file.
+#[test]
+fn files_of_each_side_pool_into_one_run_with_against() {
+    let dir = scratch("gate-against");
+    let files: Vec<PathBuf> = ["a1", "b1", "a2", "b2"].iter().map(|n| dir.join(format!("{n}.json"))).collect();
+    for (i, f) in files.iter().enumerate() {
+        let delay: &[&str] = if i % 2 == 1 { &["--server-delay", "2ms"] } else { &[] };
+        export_run(
+            f,
+            &[&["-n", "100", "--rounds", "3", "--warmup", "10", "--clients", "raw", "--mode", "reuse"], delay].concat(),
+        );
+    }
+    let args = ["compare", s(&files[0]), s(&files[2]), "--against", s(&files[1]), s(&files[3])];
+    let (code, json, err) = run(&[&args[..], &["--fail-if-slower", "5%", "--format", "json"]].concat());
+    assert_eq!(code, 3, "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (v["gate"]["before"].as_str(), v["gate"]["after"].as_str()),
+        (Some("a1 and 1 more"), Some("b1 and 1 more"))
+    );
+    assert_eq!(v["gate"]["changes"].as_array().unwrap().len(), 1, "one case: the four files' raw, pooled per side");
+    assert_eq!(v["reports"].as_array().unwrap().len(), 4);
 }

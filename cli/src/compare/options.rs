@@ -11,8 +11,10 @@ use crate::options::{checked_html_export, Usage};
 /// Checked options of `httpbench compare`.
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
-    /// The result files, in the order given.
+    /// The result files, in the order given (with `--against`, the base's).
     pub files: Vec<PathBuf>,
+    /// `--against`: the change's result files, pooled into one run as `files` are.
+    pub against: Vec<PathBuf>,
     /// Output format.
     pub format: Format,
     /// `--export-html`: the HTML report's file.
@@ -39,7 +41,7 @@ impl CompareOptions {
     /// Check `compare` arguments.
     pub fn from_args(a: &CompareArgs) -> Result<Self, Usage> {
         let gate = a.fail_if_slower.map(|_| Gate { fail_if_inconclusive: a.fail_if_inconclusive });
-        if gate.is_some() && a.files.len() < 2 {
+        if gate.is_some() && a.files.len() + a.against.len() < 2 {
             return Err(Usage(format!(
                 "--fail-if-slower needs two result files or more (a base and a change); {} given",
                 a.files.len()
@@ -47,6 +49,7 @@ impl CompareOptions {
         }
         Ok(CompareOptions {
             files: a.files.clone(),
+            against: a.against.clone(),
             format: a.format,
             export_html: checked_html_export(a.export_html.as_deref())?,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },

@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
+use super::matching::Plan;
 use super::{Rule, Run};
 use crate::inference::t975;
 use crate::model::{Case, Report};
-use crate::session::CaseKey;
 
 /// What a change amounts to under a [`Rule`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -103,8 +103,8 @@ impl Comparison {
     }
 }
 
-/// Compare two runs: each report of `before` with the report of the same kind (native, browser) at the same
-/// place among that kind in `after`, each case with the case of the same [`CaseKey`].
+/// Compare two runs: the reports of each kind (native, browser), pooled within each run when a run is several
+/// files, each case with the case of the same [`CaseKey`] less the plan's fixed dimensions.
 pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
     let mut out = Comparison {
         before: before.name.clone(),
@@ -116,17 +116,18 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         differences: Vec::new(),
         plan: Vec::new(),
     };
-    let prefixed = before.reports.len() > 1 || after.reports.len() > 1;
-    for (b, a) in pair_reports(&before.reports, &after.reports) {
-        let labels = |r: &Report| -> Vec<String> {
-            let rows = crate::view::rows(&[crate::view::Source::new(r)]);
-            let kind = r.environment.kind.as_str();
-            rows.into_iter().map(|row| if prefixed { format!("{kind}/{}", row.label) } else { row.label }).collect()
-        };
-        match (b, a) {
+    let sides = super::matching::sides(before, after);
+    let prefixed = sides.len() > 1;
+    let labels = |r: &Report| -> Vec<String> {
+        let rows = crate::view::rows(&[crate::view::Source::new(r)]);
+        let kind = r.environment.kind.as_str();
+        rows.into_iter().map(|row| if prefixed { format!("{kind}/{}", row.label) } else { row.label }).collect()
+    };
+    for side in &sides {
+        match (&side.before, &side.after) {
             (Some(b), Some(a)) => {
                 out.differences.extend(super::differences(b, a));
-                let plan = Plan::of(b, a);
+                let plan = Plan::of(&b.cases, &a.cases);
                 out.plan.extend(plan.differences.iter().cloned());
                 let key = |c: &Case| plan.key(c);
                 let (lb, la) = (labels(b), labels(a));
@@ -145,78 +146,6 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         }
     }
     out
-}
-
-/// The dimensions of a load that each of two reports holds at one value: the plan, not a case's identity. A
-/// base run and a change run with `--server-delay 2ms` (or another body size, level or HTTP version) still
-/// match case by case, and the difference is named.
-struct Plan {
-    /// Which of (HTTP version, body size, server delay, concurrency) are left out of the key.
-    fixed: [bool; 4],
-    /// `server delay: none vs 2 ms`, for each fixed dimension whose value differs.
-    differences: Vec<String>,
-}
-
-impl Plan {
-    fn of(b: &Report, a: &Report) -> Plan {
-        let names = ["HTTP version", "body size", "server delay", "requests in flight"];
-        let show = |c: &Case, i: usize| match i {
-            0 => c.http_version.short().to_string(),
-            1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), |n| format!("{n} bytes")),
-            2 => c.server_delay_ms.map_or_else(|| "none".to_string(), |ms| format!("{ms} ms")),
-            _ => c.in_flight().to_string(),
-        };
-        let single = |r: &Report, i: usize| -> Option<String> {
-            let first = show(r.cases.first()?, i);
-            r.cases.iter().all(|c| show(c, i) == first).then_some(first)
-        };
-        let mut plan = Plan { fixed: [false; 4], differences: Vec::new() };
-        for (i, name) in names.iter().enumerate() {
-            if let (Some(x), Some(y)) = (single(b, i), single(a, i)) {
-                plan.fixed[i] = true;
-                if x != y {
-                    plan.differences.push(format!("{name}: {x} vs {y}"));
-                }
-            }
-        }
-        plan
-    }
-
-    /// The case's key without the fixed dimensions.
-    fn key(&self, c: &Case) -> CaseKey {
-        let mut key = CaseKey::of(c);
-        if self.fixed[0] {
-            key.http = Default::default();
-        }
-        if self.fixed[1] {
-            key.body_bytes = None;
-        }
-        if self.fixed[2] {
-            key.server_delay_ms = None;
-        }
-        if self.fixed[3] {
-            key.concurrency = 1;
-        }
-        key
-    }
-}
-
-/// The reports of two runs side by side: the i-th of a kind with the i-th of that kind; unmatched ones alone.
-fn pair_reports<'a>(before: &[&'a Report], after: &[&'a Report]) -> Vec<(Option<&'a Report>, Option<&'a Report>)> {
-    let nth = |list: &[&'a Report], r: &Report, i: usize| {
-        list.iter().filter(|x| x.environment.kind == r.environment.kind).nth(i).copied()
-    };
-    let place = |list: &[&Report], index: usize| {
-        list[..index].iter().filter(|x| x.environment.kind == list[index].environment.kind).count()
-    };
-    let mut pairs: Vec<_> =
-        (0..before.len()).map(|i| (Some(before[i]), nth(after, before[i], place(before, i)))).collect();
-    for i in 0..after.len() {
-        if nth(before, after[i], place(after, i)).is_none() {
-            pairs.push((None, Some(after[i])));
-        }
-    }
-    pairs
 }
 
 /// The change of one case from `b` to `a` under `rule`.

@@ -6,7 +6,7 @@ use crate::view::Source;
 /// One run of a plan: the reports one file holds (a `run --browser` file holds the native and the browser one).
 #[derive(Debug, Clone)]
 pub struct Run<'a> {
-    /// The run's name: its file's stem, or `#N` for an untagged source.
+    /// The run's name: its file's stem (or the pooled files' names), or `#N` for an untagged source.
     pub name: String,
     /// Its reports, in file order.
     pub reports: Vec<&'a Report>,
@@ -14,17 +14,18 @@ pub struct Run<'a> {
     pub started_unix_ms: Option<u64>,
 }
 
-/// The runs of `sources`: consecutive sources with the same tag form one run. Two runs stay in the order given
+/// The runs of `sources`: consecutive sources of the same run (their [`Source::run`], else their tag) form one. Two runs stay in the order given
 /// (`compare base.json new.json`: the user says which is the base, whenever each ran); three or more, a trend,
 /// are ordered by start time when every run records one (files given in any order, as `results/*.json` lists
 /// them), else in the order given.
 pub fn runs<'a>(sources: &[Source<'a>]) -> Vec<Run<'a>> {
     let mut out: Vec<Run<'a>> = Vec::new();
     for (i, s) in sources.iter().enumerate() {
+        let run = s.run.or(s.tag);
         match out.last_mut() {
-            Some(last) if s.tag.is_some() && s.tag == Some(last.name.as_str()) => last.reports.push(s.report),
+            Some(last) if run.is_some() && run == Some(last.name.as_str()) => last.reports.push(s.report),
             _ => out.push(Run {
-                name: s.tag.map_or_else(|| format!("#{}", i + 1), str::to_string),
+                name: run.map_or_else(|| format!("#{}", i + 1), str::to_string),
                 reports: vec![s.report],
                 started_unix_ms: None,
             }),

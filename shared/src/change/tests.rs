@@ -173,3 +173,29 @@ fn thresholds_parse_as_percentages() {
     assert!(e.contains("'-3%'") && e.contains("above 0"), "{e}");
     assert!(parse_threshold("five").is_err());
 }
+
+#[test]
+fn pooled_runs_carry_the_drift_between_files_into_the_interval() {
+    // Two base files that drifted 10% apart, and a change file between them: each base file alone calls the
+    // change slower or faster by ~5%, beyond a 2% threshold; pooled, the base's rounds span the drift and the
+    // verdict is inconclusive, as it should be when nothing changed.
+    let (low, high) = (report(vec![case(&BASE)], None), report(vec![case(&[1100, 1102, 1098, 1101, 1099])], None));
+    let change = report(vec![case(&[1050, 1052, 1048, 1051, 1049])], None);
+    let one = |base: &Report| {
+        let sources = [Source::tagged(base, Some("base")), Source::tagged(&change, Some("new"))];
+        let runs = runs(&sources);
+        compare(&runs[0], &runs[1], rate(0.02)).changes[0].verdict
+    };
+    assert_eq!((one(&low), one(&high)), (Verdict::Faster, Verdict::Slower));
+    let sources = [
+        Source::tagged(&low, Some("a")).in_run("base"),
+        Source::tagged(&high, Some("b")).in_run("base"),
+        Source::tagged(&change, Some("new")).in_run("new"),
+    ];
+    let runs = runs(&sources);
+    assert_eq!(runs.len(), 2);
+    let cmp = compare(&runs[0], &runs[1], rate(0.02));
+    assert_eq!(cmp.changes.len(), 1, "one case, its rounds from both base files");
+    assert_eq!(cmp.changes[0].verdict, Verdict::Inconclusive, "{cmp:?}");
+    assert!((cmp.changes[0].before.unwrap() - 1050.0).abs() < 1.0, "the pooled rate: all ok over all wall time");
+}
