@@ -82,7 +82,8 @@ fn c_exponent(mantissa: &str, exponent: i32) -> String {
     format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
 }
 
-fn strip_zeros(s: &str) -> &str {
+/// `s` without the trailing zeros of its fraction (and the point, if nothing is left after it): `2.50` -> `2.5`.
+pub(crate) fn strip_zeros(s: &str) -> &str {
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
     } else {

@@ -1,5 +1,5 @@
-//! Inference over rounds: Student-t confidence intervals, the coefficient of variation, and relative speed with
-//! propagated uncertainty. Pure functions of the numbers they are given.
+//! Inference over rounds: Student-t confidence intervals, the coefficient of variation, Welch's interval of a
+//! relative change, and relative speed with propagated uncertainty. Pure functions of the numbers they are given.
 
 use crate::model::{Round, Spread};
 
@@ -30,8 +30,7 @@ pub fn spread(rounds: &[Round]) -> Option<Spread> {
     if n < 2 {
         return None;
     }
-    let mean = rates.iter().sum::<f64>() / n as f64;
-    let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let (mean, var) = mean_var(&rates);
     let stddev = var.sqrt();
     let stderr = stddev / (n as f64).sqrt();
     let half = t975(n as u32 - 1) * stderr;
@@ -44,6 +43,28 @@ pub fn spread(rounds: &[Round]) -> Option<Spread> {
         ci95_high: mean + half,
         cv: if mean > 0.0 { stddev / mean } else { 0.0 },
     })
+}
+
+/// The mean and the sample variance (n − 1 in the denominator) of `x`, at least two values.
+fn mean_var(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    (mean, x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0))
+}
+
+/// The relative change of the mean from samples `b` to samples `a` (each at least two values), with its 95%
+/// interval by Welch's t (Welch 1947, "The generalization of Student's problem when several different
+/// population variances are involved"): (low, estimate, high), as fractions of `b`'s mean.
+pub fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
+    let ((mb, vb), (ma, va)) = (mean_var(b), mean_var(a));
+    let (nb, na) = (b.len() as f64, a.len() as f64);
+    let (sb, sa) = (vb / nb, va / na);
+    let se = (sb + sa).sqrt();
+    // Welch–Satterthwaite degrees of freedom; with no spread at all, the difference is exact.
+    let df = if se > 0.0 { (sb + sa).powi(2) / (sb.powi(2) / (nb - 1.0) + sa.powi(2) / (na - 1.0)) } else { 1e9 };
+    let half = t975(df.floor().clamp(1.0, 1e9) as u32) * se;
+    let diff = ma - mb;
+    ((diff - half) / mb, diff / mb, (diff + half) / mb)
 }
 
 /// How many times faster `a` is than `b`, with the uncertainty of that ratio propagated to first order from the

@@ -1,12 +1,11 @@
-//! The verdict on one case's change and the comparison of two runs: Welch's t over both runs' per-round figures
-//! (Welch 1947, "The generalization of Student's problem when several different population variances are
-//! involved") gives the relative slowdown with a 95% interval, judged against the rule's threshold.
+//! The verdict on one case's change and the comparison of two runs: Welch's t over both runs' per-round costs
+//! ([`welch`]) gives the relative slowdown with a 95% interval, judged against the rule's threshold.
 
 use serde::Serialize;
 
 use super::matching::Plan;
 use super::{Rule, Run};
-use crate::inference::t975;
+use crate::inference::welch;
 use crate::model::{Case, Report};
 
 /// What a change amounts to under a [`Rule`].
@@ -191,22 +190,4 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     let reason = (verdict == Verdict::Inconclusive)
         .then(|| format!("the interval reaches past ±{:.1}%: raise --rounds or -n to narrow it", t * 100.0));
     Change { case, before, after, slowdown: Some(mid), interval: Some((s_low, s_high)), verdict, reason }
-}
-
-/// Relative change of the mean from `b` to `a` with its 95% Welch interval, as (low, estimate, high).
-fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
-    let mean_var = |x: &[f64]| {
-        let n = x.len() as f64;
-        let m = x.iter().sum::<f64>() / n;
-        (m, x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0))
-    };
-    let ((mb, vb), (ma, va)) = (mean_var(b), mean_var(a));
-    let (nb, na) = (b.len() as f64, a.len() as f64);
-    let (sb, sa) = (vb / nb, va / na);
-    let se = (sb + sa).sqrt();
-    // Welch–Satterthwaite degrees of freedom; with no spread at all, the difference is exact.
-    let df = if se > 0.0 { (sb + sa).powi(2) / (sb.powi(2) / (nb - 1.0) + sa.powi(2) / (na - 1.0)) } else { 1e9 };
-    let half = t975(df.floor().clamp(1.0, 1e9) as u32) * se;
-    let diff = ma - mb;
-    ((diff - half) / mb, diff / mb, (diff + half) / mb)
 }

@@ -74,7 +74,7 @@ impl Plan {
         let names = ["HTTP version", "body size", "server delay", "requests in flight"];
         let show = |c: &Case, i: usize| match i {
             0 => c.http_version.short().to_string(),
-            1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), |n| format!("{n} bytes")),
+            1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), crate::protocol::size_label),
             2 => c.server_delay_ms.map_or_else(|| "none".to_string(), |ms| format!("{ms} ms")),
             _ => c.in_flight().to_string(),
         };

@@ -2,66 +2,28 @@
 //! figures, cases in one run only, runs ordered by time, and environments that differ.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use super::*;
 use crate::fixture;
-use crate::model::{Case, Latency, Mode, Report, Round};
+use crate::model::{Case, Mode, Report};
+use crate::stats::{CpuTime, Outcome, Recorder};
 use crate::view::Source;
 
-/// A case whose rounds ran at these rates (requests in 1 s each), with `cpu_ms` CPU per round and p50 latency.
+/// A case recorded by the real recorder: a round per rate, that many requests in 1 s each (each taking its
+/// share of the second), and 10 µs of CPU per request.
 fn case(rates: &[u64]) -> Case {
-    let rounds: Vec<Round> = rates
-        .iter()
-        .map(|&r| Round {
-            iterations: r,
-            ok: r,
-            wall_secs: 1.0,
-            cpu_secs: Some(r as f64 * 1e-5),
-            latency_p50_ns: Some(1e9 / r as f64),
-            latency_p99_ns: None,
-        })
-        .collect();
-    let ok: u64 = rates.iter().sum();
-    let wall_secs = rates.len() as f64;
-    Case {
-        client: "c".into(),
-        mode: Mode::Reuse,
-        http_version: Default::default(),
-        tls: None,
-        tls_full_handshakes: None,
-        tls_resumed_handshakes: None,
-        concurrency: None,
-        body_bytes: None,
-        server_delay_ms: None,
-        connections: None,
-        iterations: ok,
-        ok,
-        errors: BTreeMap::new(),
-        error_reasons: Vec::new(),
-        statuses: BTreeMap::new(),
-        wall_secs,
-        cpu_user_secs: Some(ok as f64 * 1e-5),
-        cpu_sys_secs: Some(0.0),
-        rate_wall: ok as f64 / wall_secs,
-        rate_cpu: None,
-        bytes: 0,
-        latency_ns: Some(Latency {
-            min: 0.0,
-            mean: 0.0,
-            stddev: 0.0,
-            p50: wall_secs * 1e9 / ok as f64,
-            p90: 0.0,
-            p99: 0.0,
-            p999: 0.0,
-            max: 0.0,
-        }),
-        latency_outliers: 0,
-        latency_mean_without_outliers_ns: None,
-        rounds,
-        rate_wall_spread: None,
-        phases_ns: None,
-        aborted: None,
+    let mut recorder = Recorder::new();
+    let mut total = CpuTime::default();
+    for &n in rates {
+        for _ in 0..n {
+            recorder.record(&Outcome::response(200, 0), Duration::from_nanos(1_000_000_000 / n));
+        }
+        let cpu = CpuTime { user: Duration::from_micros(10 * n), sys: Duration::ZERO };
+        recorder.end_round(Duration::from_secs(1), Some(cpu));
+        total = total + cpu;
     }
+    recorder.finish("c", Mode::Reuse, Some(total))
 }
 
 fn rate(threshold: f64) -> Rule {

@@ -49,8 +49,7 @@ fn heading(cmp: &Comparison) -> String {
 
 /// A percentage without trailing zeros: 5, 2.5.
 fn trim(p: f64) -> String {
-    let s = format!("{p:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    crate::cfmt::strip_zeros(&format!("{p:.2}")).to_string()
 }
 
 /// Two runs compared: a line per case, the cases in one run only, the environments' differences, the tally.
