@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the browser page's build and tests need, each only when missing or at the wrong version:
-# Debian's chromium + chromium-driver, trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
+# Debian's chromium + chromium-driver (and firefox-esr with HTTPBENCH_FIREFOX=1), trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
 # (trunk and the test runner refuse any other), and wasm-opt from npm's binaryen 132 in .tools/ (Debian's
 # binaryen is too old: its output fails at load), and terser for the page's JavaScript. Nothing here downloads a prebuilt binary of its own.
 set -euo pipefail
@@ -24,12 +24,19 @@ done
 command -v npm >/dev/null || missing+=(npm)
 # The hosted-page test serves dist/ with Python's http.server (a static host that sends no headers).
 command -v python3 >/dev/null || missing+=(python3)
+# Firefox ESR and NSS's certutil (to trust the run's CA in Firefox's own profile), only when asked for:
+# HTTPBENCH_FIREFOX=1 (scripts/run.sh --browser firefox, scripts/test.sh). About 300 MB installed.
+if [ "${HTTPBENCH_FIREFOX:-0}" = 1 ]; then
+  for p in firefox-esr libnss3-tools; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
-  log "chromium, chromium-driver and npm present"
+  log "chromium, chromium-driver and npm present$([ "${HTTPBENCH_FIREFOX:-0}" = 1 ] && echo ', firefox-esr and certutil too')"
 fi
 
 # wasm-bindgen-cli must be exactly the wasm-bindgen of Cargo.lock, and Trunk.toml must pin the same.

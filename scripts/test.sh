@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/setup-web.sh
+# The browser tests run in Firefox ESR too.
+HTTPBENCH_FIREFOX=1 bash scripts/setup-web.sh
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
 export PATH="$PWD/.tools/binaryen/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver

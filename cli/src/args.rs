@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use httpbench_shared::change::Metric;
-use httpbench_shared::model::Pin;
+use httpbench_shared::model::{Engine, Pin};
 use httpbench_shared::protocol::{clients_of, ClientInfo, HttpChoice, Modes};
 use httpbench_shared::{EnvironmentKind, Format};
 use url::Url;
@@ -131,13 +131,18 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
-    /// Then run the browser clients in a real headless Chromium through the page, against the same server with
-    /// the same settings, and report native and browser cases together.
-    #[arg(long)]
-    pub browser: bool,
+    /// Then run the browser clients through the page in real headless browsers, against the same server with
+    /// the same settings, and report native and browser cases together: chromium (alone, the default),
+    /// firefox, or a list (chromium,firefox; all), one after another.
+    #[arg(long, value_name = "ENGINES", num_args = 0..=1, default_missing_value = "chromium",
+          value_parser = parse_engines)]
+    pub browser: Option<Engines>,
     /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
     #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
     pub chromium: Option<PathBuf>,
+    /// Firefox binary for --browser firefox [default: firefox-esr or firefox on PATH].
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_FIREFOX")]
+    pub firefox: Option<PathBuf>,
     #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
     pub browser_clients: Option<String>,
     /// CPU placement of Chromium for --browser, relative to the embedded server: none = every CPU, as a
@@ -148,6 +153,21 @@ pub struct RunArgs {
     /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
     #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
     pub page_dir: Option<PathBuf>,
+}
+
+/// `--browser`'s engines, in the order they run (a type of its own: clap reads a bare `Vec` as many values).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Engines(pub Vec<Engine>);
+
+/// `--browser`'s list, by shared's parser; a URL there was meant as the run's target, which goes first.
+fn parse_engines(text: &str) -> Result<Engines, String> {
+    if text.contains("://") {
+        return Err(format!(
+            "`{text}` is not a browser: give the URL before --browser (run URL --browser), or name the browsers \
+             (--browser chromium)"
+        ));
+    }
+    Engine::parse_list(text).map(Engines)
 }
 
 /// `--pin`: a placement, or `auto` to choose one.

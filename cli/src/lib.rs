@@ -30,7 +30,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
-use httpbench_shared::model::HttpVersion;
+use httpbench_shared::model::{Engine, HttpVersion};
 use httpbench_shared::render::escape_controls;
 use httpbench_shared::session::{CaseHistogram, Finished, Header, Matrix, Session};
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
@@ -146,13 +146,18 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let native = measure(options, &url, &stop, header, ca, probe.as_ref());
-    let browser = match (&options.browser, &server) {
-        (Some(b), Some(s)) if !native.stopped => {
-            let targets = browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
-            Some(browser::run(options, b, &targets, browser_placement, &stop))
+    // One page run per engine, one after another, each the whole plan: a browser that fails leaves the others'.
+    let mut browsers = Vec::new();
+    if let (Some(b), Some(s), false) = (&options.browser, &server, native.stopped) {
+        let targets = browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
+        for binary in &b.binaries {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            browsers
+                .push((binary.engine, browser::run(options, b, binary, &targets, browser_placement.clone(), &stop)));
         }
-        _ => None,
-    };
+    }
     drop(server);
     drop(h1_target);
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
@@ -162,7 +167,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     // The native cases' histograms, each named by its case; the browser's report comes without any.
     let histograms = native.histograms;
     let mut reports = vec![native.report];
-    let browser_failed = join_browser(browser, &mut reports);
+    let browser_failed = join_browsers(browsers, &mut reports);
     let code = emit(&reports, &histograms, options)?;
     Ok(match (interrupted, browser_failed) {
         (true, _) => ExitCode::from(130),
@@ -171,20 +176,21 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Add the browser half's report to `reports`, if it ran and produced one; a failure is told and gives the exit
-/// code: a plan the page refused is a usage error (2), any other failure of the browser half 1. The native
-/// cases are reported whatever became of it.
-fn join_browser(browser: Option<anyhow::Result<Report>>, reports: &mut Vec<Report>) -> Option<u8> {
-    match browser? {
-        Ok(b) => {
-            reports.push(b);
-            None
-        }
-        Err(e) => {
-            eprintln!("httpbench: error: the browser cases failed: {e:#}");
-            Some(if e.downcast_ref::<Usage>().is_some() { 2 } else { 1 })
+/// Add each browser's report to `reports`, where it produced one; a failure is told and gives the exit code: a
+/// plan the page refused is a usage error (2), any other failure of a browser 1 (the highest wins). The native
+/// cases, and the other browsers', are reported whatever became of one.
+fn join_browsers(browsers: Vec<(Engine, anyhow::Result<Report>)>, reports: &mut Vec<Report>) -> Option<u8> {
+    let mut code = None;
+    for (engine, browser) in browsers {
+        match browser {
+            Ok(b) => reports.push(b),
+            Err(e) => {
+                eprintln!("httpbench: error: the {engine} cases failed: {e:#}");
+                code = code.max(Some(if e.downcast_ref::<Usage>().is_some() { 2 } else { 1 }));
+            }
         }
     }
+    code
 }
 
 /// The CA the TLS clients trust: with `--tls` the embedded server's, as they would be given any CA; else

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use httpbench_shared::model::Pin;
+use httpbench_shared::model::{Engine, Pin};
 use httpbench_shared::parse::MAX_CASES;
 use httpbench_shared::protocol::{browser_clients, check_name, parse_client_list, shown};
 use httpbench_shared::session::{Budget, Plan, Spelling};
@@ -110,8 +110,8 @@ fn load(a: &RunArgs) -> Result<Load, Usage> {
 /// Checked `--browser` options.
 #[derive(Debug, Clone)]
 pub struct BrowserOptions {
-    /// The Chromium binary.
-    pub chromium: PathBuf,
+    /// The browsers, one per engine, in the order they run.
+    pub binaries: Vec<crate::browser::Binary>,
     /// Browser client names, in the order given.
     pub clients: Vec<&'static str>,
     /// The built page.
@@ -121,9 +121,9 @@ pub struct BrowserOptions {
 }
 
 fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
-    if !a.browser {
+    let Some(engines) = &a.browser else {
         return Ok(None);
-    }
+    };
     // Every browser client of the catalog: one the page was built without is reported by the page itself.
     let known: Vec<&'static str> = browser_clients().map(|c| c.name).collect();
     let defaults: Vec<&'static str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();
@@ -132,11 +132,22 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
             .map_err(|e| Usage(format!("--browser-clients: {e}")))?,
         None => defaults,
     };
-    // Chromium before the page: a missing browser cannot be fixed by building the page.
-    let chromium = crate::browser::find_chromium(a.chromium.as_deref()).map_err(Usage)?;
+    // The browsers before the page: a missing browser cannot be fixed by building the page.
+    let binaries = engines
+        .0
+        .iter()
+        .map(|&engine| {
+            let explicit = match engine {
+                Engine::Firefox => a.firefox.as_deref(),
+                Engine::Chromium | Engine::Webkit => a.chromium.as_deref(),
+            };
+            crate::browser::find(engine, explicit)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Usage)?;
     let page_dir = page_dir(a.page_dir.as_deref())?
         .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
-    Ok(Some(BrowserOptions { chromium, clients, page_dir, pin: a.browser_pin }))
+    Ok(Some(BrowserOptions { binaries, clients, page_dir, pin: a.browser_pin }))
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
@@ -149,11 +160,11 @@ fn plan(a: &RunArgs, cases: usize) -> Result<Plan, Usage> {
         (_, Some(d)) => Budget::Duration(d),
         (n, None) => Budget::Count(n.unwrap_or(DEFAULT_COUNT)),
     };
-    let environments: &[EnvironmentKind] = match a.browser {
+    let environments: &[EnvironmentKind] = match a.browser.is_some() {
         true => &[EnvironmentKind::Native, EnvironmentKind::Browser],
         false => &[EnvironmentKind::Native],
     };
-    let interleave = !a.no_interleave && (cases > 1 || a.browser);
+    let interleave = !a.no_interleave && (cases > 1 || a.browser.is_some());
     Plan::check(budget, a.warmup, u64::from(a.rounds), interleave, environments)
         .map_err(|e| Usage(e.message(Spelling::Cli)))
 }
@@ -218,7 +229,8 @@ impl RunOptions {
     fn with_browser(mut self, a: &RunArgs) -> Result<Self, Usage> {
         self.browser = browser_options(a)?;
         let per_client = self.modes.len() * self.http_versions.len() * self.load.combinations();
-        let cases = (self.clients.len() + self.browser.as_ref().map_or(0, |b| b.clients.len())) * per_client;
+        let browser_cases = self.browser.as_ref().map_or(0, |b| b.clients.len() * b.binaries.len());
+        let cases = (self.clients.len() + browser_cases) * per_client;
         if cases > MAX_CASES {
             return usage(format!(
                 "{cases} cases (clients x modes x HTTP versions x load levels) are more than the {MAX_CASES} one \

@@ -19,9 +19,11 @@ pub const SCHEMA_VERSION: u32 = 4;
 /// take their defaults).
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
+mod engine;
 mod http;
 mod named;
 mod placement;
+pub use engine::Engine;
 pub use http::HttpVersion;
 pub use placement::{Pin, Placement};
 
@@ -94,7 +96,7 @@ pub struct Environment {
     pub timer_resolution_ns: Option<f64>,
     /// Version of each client library used, by client name (e.g. `curl` → `libcurl/7.88.1 ...`).
     pub client_versions: BTreeMap<String, String>,
-    /// Where the client (or, for `run --browser`, Chromium) and the server ran; null where not recorded (a page
+    /// Where the client (or, for `run --browser`, the browser) and the server ran; null where not recorded (a page
     /// opened by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<Placement>,

@@ -85,14 +85,15 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
         |f: fn(&Case) -> Option<u64>| sources.iter().flat_map(|s| &s.report.cases).any(|c| f(c) != first.and_then(f));
     let (sizes_differ, delays_differ) = (differ(|c| c.body_bytes), differ(|c| c.server_delay_ms));
     let levels_differ = differ(|c| Some(c.in_flight()));
-    let mut kinds = BTreeSet::new();
-    kinds.extend(sources.iter().map(|s| s.report.environment.kind));
-    let kinds_tell_apart = kinds.len() == sources.len();
+    // Native, chromium, firefox: the environments' names tell the reports apart when each is one report's.
+    let mut names = BTreeSet::new();
+    names.extend(sources.iter().map(|s| s.report.environment.name()));
+    let names_tell_apart = names.len() == sources.len();
     let mut rows = Vec::new();
     for (index, source) in sources.iter().enumerate() {
-        let prefix = match (sources.len(), kinds_tell_apart, source.tag) {
+        let prefix = match (sources.len(), names_tell_apart, source.tag) {
             (1, _, _) => None,
-            (_, true, _) => Some(source.report.environment.kind.as_str().to_string()),
+            (_, true, _) => Some(source.report.environment.name().to_string()),
             (_, false, Some(tag)) => Some(tag.to_string()),
             (_, false, None) => Some(format!("#{}", index + 1)),
         };

@@ -36,6 +36,13 @@ impl BrowserRun {
         BrowserRun { args: all, export }.args(args)
     }
 
+    /// The browsers to run the page in (`--browser ENGINES`; Chromium alone without this).
+    pub fn engines(mut self, engines: &str) -> Self {
+        let at = self.args.iter().position(|a| a == "--browser").unwrap() + 1;
+        self.args.insert(at, engines.to_string());
+        self
+    }
+
     /// More arguments, split at spaces.
     pub fn args(mut self, more: &str) -> Self {
         self.args.extend(more.split_whitespace().map(str::to_string));
@@ -60,6 +67,16 @@ impl BrowserRunOutput {
     pub fn browser(&self) -> &Value {
         let found = self.reports.iter().find(|r| r["environment"]["kind"] == "browser");
         found.unwrap_or_else(|| panic!("no browser report: {}\n{}", self.err, self.out))
+    }
+
+    /// The report of the browser engine `name` (`chromium`, `firefox`: by its user agent).
+    pub fn engine(&self, name: &str) -> &Value {
+        let token = if name == "firefox" { "Firefox/" } else { "Chrome/" };
+        let found = self.reports.iter().find(|r| {
+            r["environment"]["kind"] == "browser"
+                && r["environment"]["user_agent"].as_str().unwrap_or("").contains(token)
+        });
+        found.unwrap_or_else(|| panic!("no {name} report: {}\n{}", self.err, self.out))
     }
 
     /// The browser report's cases.
@@ -113,7 +130,7 @@ fn one_page_run_covers_sizes_delays_and_versions() {
     let want: Vec<(String, u64)> =
         [("1.1", 0), ("1.1", 16384), ("2", 0), ("2", 16384)].map(|(v, s)| (v.to_string(), s)).to_vec();
     assert_eq!(seen, want);
-    for label in ["browser/fetch/h1/0", "browser/fetch/h2/16k"] {
+    for label in ["chromium/fetch/h1/0", "chromium/fetch/h2/16k"] {
         assert!(r.out.contains(&format!("{label}: ")), "{label}: {}", r.out);
     }
 }

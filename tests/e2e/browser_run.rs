@@ -29,11 +29,11 @@ fn run_browser_reports_native_and_browser_cases_together() {
     let r = BrowserRun::new("run-browser", "-n 200 --warmup 10 --rounds 2 --clients curl,ureq,reqwest").run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    for label in ["native/curl/fresh", "native/reqwest/reuse", "browser/fetch/reuse", "browser/js-fetch/fresh"] {
+    for label in ["native/curl/fresh", "native/reqwest/reuse", "chromium/fetch/reuse", "chromium/js-fetch/fresh"] {
         assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
     }
     let chart = out.lines().find(|l| l.trim_start().starts_with("Rate ")).expect("one cmpthese chart");
-    assert!(chart.contains("native/ureq/fresh") && chart.contains("browser/gloo-net/reuse"), "{chart}");
+    assert!(chart.contains("native/ureq/fresh") && chart.contains("chromium/gloo-net/reuse"), "{chart}");
     let reports = &r.reports;
     assert_eq!(reports.len(), 2, "the combined file holds both reports");
     assert_eq!(
@@ -147,7 +147,7 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
     wait_until("the comparison", Duration::from_secs(30), || row_labels(&tab).len() >= 4, || testid(&tab, "status"));
     let labels = row_labels(&tab);
     assert!(
-        labels.iter().any(|l| l.starts_with("native/curl")) && labels.iter().any(|l| l.starts_with("browser/fetch")),
+        labels.iter().any(|l| l.starts_with("native/curl")) && labels.iter().any(|l| l.starts_with("chromium/fetch")),
         "{labels:?}"
     );
     assert_ne!(state(&tab), "invalid");
@@ -209,7 +209,7 @@ fn run_browser_over_tls_measures_h1_and_h2() {
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    for label in ["native/curl/fresh/h2", "browser/fetch/reuse/h1", "browser/xhr/fresh/h2"] {
+    for label in ["native/curl/fresh/h2", "chromium/fetch/reuse/h1", "chromium/xhr/fresh/h2"] {
         assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
     }
     let browser = r.browser();
@@ -245,7 +245,7 @@ fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("browser/fetch/c8") && out.contains("native/raw/c8"), "{out}");
+    assert!(out.contains("chromium/fetch/c8") && out.contains("native/raw/c8"), "{out}");
     let (native, browser) = (&r.reports[0]["cases"], &r.reports[1]["cases"]);
     let at = |cases: &Value, client: &str, n: u64| -> Value {
         let found = cases
@@ -268,7 +268,7 @@ fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
             }
         }
     }
-    assert!(out.contains("connections used per case") && out.contains("browser/fetch/c8 6"), "{out}");
+    assert!(out.contains("connections used per case") && out.contains("chromium/fetch/c8 6"), "{out}");
 }
 
 /// The issue's `run --browser -c 8 --tls --http both`: the browser's connection limit made visible. Over
@@ -295,7 +295,7 @@ fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
     // libcurl's multi interface may open a connection or two beyond its 8 handles' (9-10 seen).
     assert!(used(0, "reuse", "1.1") >= 8, "curl-multi's 8 easy handles");
     assert_eq!(used(0, "reuse", "2"), 1, "curl-multi waits to multiplex");
-    assert!(out.contains("browser/fetch/h1 6") && out.contains("browser/fetch/h2 1"), "{out}");
+    assert!(out.contains("chromium/fetch/h1 6") && out.contains("chromium/fetch/h2 1"), "{out}");
 }
 
 /// Fresh mode over HTTP/2 with requests in flight is left out of the browser half, with why: Chromium puts them
@@ -337,7 +337,7 @@ fn run_browser_scans_body_sizes_with_a_server_delay() {
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("browser/fetch/0: ") && out.contains("browser/js-fetch/64k: "), "{out}");
+    assert!(out.contains("chromium/fetch/0: ") && out.contains("chromium/js-fetch/64k: "), "{out}");
     let browser = r.browser_cases();
     assert_eq!(browser.len(), 4, "two clients, two sizes: {browser:#?}");
     assert_eq!(r.reports[1]["target"], r.reports[0]["target"], "the target as the run names it, not a loaded one");

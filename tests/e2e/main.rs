@@ -8,6 +8,7 @@ mod command;
 mod compare;
 mod concurrency;
 mod faults;
+mod firefox;
 mod gate;
 mod helpers;
 mod hosted;

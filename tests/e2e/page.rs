@@ -277,11 +277,11 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     wait_until("the import", Duration::from_secs(30), imported, || testid(&tab, "import-error"));
     assert_eq!(testid(&tab, "import-error"), "");
     let labels = row_labels(&tab);
-    assert!(labels.contains(&"browser/fetch/reuse".to_string()), "{labels:?}");
+    assert!(labels.contains(&"chromium/fetch/reuse".to_string()), "{labels:?}");
     assert!(labels.contains(&"native/curl/reuse".to_string()), "{labels:?}");
     let combined = testid(&tab, "report");
     std::fs::write(artifacts.join(format!("{prefix}page-combined-report.txt")), &combined).unwrap();
-    assert!(combined.contains("native/raw/reuse") && combined.contains("browser/js-fetch/fresh"), "{combined}");
+    assert!(combined.contains("native/raw/reuse") && combined.contains("chromium/js-fetch/fresh"), "{combined}");
     screenshot(&tab, 1280, &format!("{prefix}page-combined.png"));
 }
 

@@ -1,22 +1,32 @@
 //! The browser front end of `httpbench run --browser`: the browser half of the run session, run by the page
-//! in a real headless Chromium against the embedded server(s). The CLI builds the browser cases' matrix once
-//! ([`matrix`]: checked up front by [`check`], so a plan the page would refuse exits 2 naming the flag) and
-//! hands the whole plan to one page run ([`page`]); the page runs one session over that matrix and posts its
-//! final report, which the CLI only merges with the native one, noting where Chromium ran.
+//! in real headless browsers (Chromium, Firefox: one page run per engine) against the embedded server(s). The
+//! CLI builds the browser cases' matrix once ([`matrix`]: checked up front by [`check`], so a plan the page
+//! would refuse exits 2 naming the flag) and hands the whole plan to each engine's page run ([`page`]); the
+//! page runs one session over that matrix and posts its final report, which the CLI only merges with the
+//! native one, noting where the browser ran.
 
+mod binary;
 mod chromium;
+mod firefox;
 mod page;
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use httpbench_shared::model::Engine;
 
 use httpbench_shared::model::{HttpVersion, Pin};
 use httpbench_shared::session::{Matrix, Targets};
 use httpbench_shared::{EnvironmentKind, Report};
 
-pub use chromium::{find_chromium, CHROMIUM_FLAGS};
+pub use binary::{find, Binary};
+pub use chromium::CHROMIUM_FLAGS;
 
 use crate::options::{BrowserOptions, RunOptions};
 use crate::placement;
+use crate::process::KillOnDrop;
 use crate::progress::Progress;
 use crate::server::spawned::ChildServer;
 use crate::usage::Usage;
@@ -83,9 +93,71 @@ impl BrowserTargets<'_> {
     fn pins(&self) -> Vec<String> {
         [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.pin.clone()).collect()
     }
+
+    /// The servers' CA files, for Firefox to trust in its profile (over TLS).
+    fn cas(&self) -> Vec<PathBuf> {
+        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.ca.clone()).collect()
+    }
 }
 
-/// Where Chromium runs for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
+/// Chromium as given, or found on PATH (the page's end-to-end test starts it too).
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    binary::find(Engine::Chromium, explicit).map(|b| b.path)
+}
+
+/// How a browser is started for one page run.
+pub struct Launch<'a> {
+    /// The browser.
+    pub binary: &'a Binary,
+    /// The CPUs it may run on (Linux), if placed.
+    pub cpus: Option<&'a [usize]>,
+    /// Over HTTPS: the SPKI pins of the servers' keys (how Chromium is told to accept them).
+    pub spki_pins: &'a [String],
+    /// Over HTTPS: the servers' CA files (what Firefox's profile trusts).
+    pub cas: &'a [PathBuf],
+}
+
+impl Launch<'_> {
+    /// The engine's name, for messages.
+    pub fn name(&self) -> &'static str {
+        self.binary.engine.as_str()
+    }
+
+    /// Start the browser headless on `url` with the profile folder `profile`, its output going to `log`.
+    pub fn start(&self, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+        match self.binary.engine {
+            Engine::Firefox => firefox::start(self, url, profile, log),
+            Engine::Chromium | Engine::Webkit => chromium::start(self, url, profile, log),
+        }
+    }
+
+    /// The browser's command: killed with httpbench even when httpbench itself is killed (a test's timeout
+    /// once left one running), placed on its CPUs, its output going to `log`.
+    fn command(&self, log: &Path) -> anyhow::Result<Command> {
+        let name = self.name();
+        let log_file = std::fs::File::create(log).with_context(|| format!("cannot create {name}'s log file"))?;
+        let mut cmd = Command::new(&self.binary.path);
+        crate::process::die_with_parent(&mut cmd);
+        if let Some(cpus) = self.cpus {
+            placement::pin_command(&mut cmd, cpus).with_context(|| format!("cannot place {name} on its CPUs"))?;
+        }
+        cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
+        Ok(cmd)
+    }
+
+    fn spawn(&self, cmd: &mut Command) -> anyhow::Result<KillOnDrop> {
+        KillOnDrop::spawn(cmd).with_context(|| format!("cannot start {}", self.binary.path.display()))
+    }
+}
+
+/// The last lines of a browser's log, to explain a failure.
+pub fn tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
+}
+
+/// Where the browsers run for `--browser` (Linux), relative to the server: among `allowed`, the CPUs this
 /// process could use before it pinned itself.
 pub fn place_browser(
     options: &RunOptions,
@@ -102,19 +174,21 @@ pub fn place_browser(
     }
 }
 
-/// Where Chromium is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
+/// Where the browser is to run (Linux): the policy, its CPUs, and the server's, for the browser report.
+#[derive(Clone)]
 pub struct BrowserPlacement {
     pin: Pin,
     cpus: Vec<usize>,
     server_cpus: Option<Vec<usize>>,
 }
 
-/// The browser half of `run --browser`: one page run of the whole plan in headless Chromium, on our server;
-/// the page's report as it posted it, with where Chromium ran (which only the CLI knows). A plan the page
-/// refused is a [`Usage`] error with the page's message.
+/// One engine's part of the browser half of `run --browser`: one page run of the whole plan in `binary`,
+/// headless, on our server; the page's report as it posted it, with where the browser ran (which only the CLI
+/// knows). A plan the page refused is a [`Usage`] error with the page's message.
 pub fn run(
     options: &RunOptions,
     b: &BrowserOptions,
+    binary: &Binary,
     targets: &BrowserTargets<'_>,
     placed: Option<BrowserPlacement>,
     stop: &AtomicBool,
@@ -123,14 +197,15 @@ pub fn run(
     let targets_of_cases = targets.targets();
     let plan =
         page::PagePlan { plan: &options.plan, matrix: &matrix, targets: &targets_of_cases, timeout: options.timeout };
-    let pins = targets.pins();
+    let (pins, cas) = (targets.pins(), targets.cas());
     let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
-    let chromium = chromium::Chromium { path: &b.chromium, cpus, spki_pins: &pins };
+    let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas };
     let progress = Progress::stages(options.progress);
-    progress.stage("browser: starting Chromium");
-    let on_progress = |stage: &str| progress.stage(&format!("browser: {stage}"));
+    let name = launch.name();
+    progress.stage(&format!("{name}: starting"));
+    let on_progress = |stage: &str| progress.stage(&format!("{name}: {stage}"));
     let url = plan.url(&targets.server.url);
-    let run = page::run(&chromium, &url, targets.server.events(), options.timeout, stop, &on_progress);
+    let run = page::run(&launch, &url, targets.server.events(), options.timeout, stop, &on_progress);
     progress.finish();
     let page::PageResult { mut report, cpus } = run?;
     if let Some(p) = placed {

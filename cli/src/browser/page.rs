@@ -1,5 +1,5 @@
 //! One page run of `run --browser`: the run's whole plan in the page's query string (shared's [`PageQuery`]:
-//! every dimension, interleaving, the timeout, the targets per HTTP version), headless Chromium on it, and the
+//! every dimension, interleaving, the timeout, the targets per HTTP version), a headless browser on it, and the
 //! wait for the page's word through the embedded server ([`ServerEvent`]): its progress, a refusal of the plan,
 //! or its result file. The wait is bounded by the page's silence, not by a guess of how long the run takes: a
 //! page that says nothing for [`silence_limit`] is an error naming what it last said.
@@ -16,7 +16,7 @@ use httpbench_shared::session::{Budget, Matrix, Plan, Targets};
 use httpbench_shared::{EnvironmentKind, Report};
 use url::Url;
 
-use super::chromium::{self, Chromium};
+use super::{tail, Launch};
 use crate::server::spawned::ServerEvent;
 use crate::usage::Usage;
 
@@ -70,7 +70,7 @@ impl PagePlan<'_> {
     }
 }
 
-/// How long the page may say nothing: Chromium's start and the page's load, or one request that takes its
+/// How long the page may say nothing: the browser's start and the page's load, or one request that takes its
 /// whole timeout (the page reports progress at least once a second while requests end, and every few seconds
 /// to the server), with room for a loaded machine.
 pub fn silence_limit(timeout: Duration) -> Duration {
@@ -81,29 +81,31 @@ pub fn silence_limit(timeout: Duration) -> Duration {
 pub struct PageResult {
     /// The page's report, read once from the file the server saved.
     pub report: Report,
-    /// The CPUs Chromium could run on, read back from the OS after it started (Linux).
+    /// The CPUs the browser could run on, read back from the OS after it started (Linux).
     pub cpus: Option<Vec<usize>>,
 }
 
-/// Open `page_url` in headless Chromium and wait for the page's result (a [`ServerEvent::Saved`] on `events`);
+/// Open `page_url` in the headless browser `launch` starts and wait for the page's result (a [`ServerEvent::Saved`] on `events`);
 /// `on_progress` hears each progress the page reports. A refusal of the plan is a [`Usage`] error with the
-/// page's message. Bounded by the page's silence ([`silence_limit`] of `timeout`), Chromium's exit and `stop`.
+/// page's message. Bounded by the page's silence ([`silence_limit`] of `timeout`), the browser's exit and `stop`.
 pub fn run(
-    chromium: &Chromium<'_>,
+    launch: &Launch<'_>,
     page_url: &str,
     events: &Receiver<ServerEvent>,
     timeout: Duration,
     stop: &AtomicBool,
     on_progress: &dyn Fn(&str),
 ) -> anyhow::Result<PageResult> {
-    let profile = tempfile::tempdir().context("cannot create a Chromium profile folder")?;
-    let log_path = profile.path().join("chromium.log");
-    let mut browser = chromium::start(chromium, page_url, profile.path(), &log_path)?;
+    let name = launch.name();
+    // Removed with the run (the log inside it too, once read).
+    let profile = tempfile::tempdir().with_context(|| format!("cannot create a {name} profile folder"))?;
+    let log_path = profile.path().join(format!("{name}.log"));
+    let mut browser = launch.start(page_url, profile.path(), &log_path)?;
     let cpus = crate::placement::process_cpus(browser.id()).ok();
     let limit = silence_limit(timeout);
     let (mut last_word, mut last_said) = (Instant::now(), "nothing yet".to_string());
     loop {
-        // The wake-up only bounds how soon a Ctrl-C, Chromium's exit or the page's silence is noticed.
+        // The wake-up only bounds how soon a Ctrl-C, the browser's exit or the page's silence is noticed.
         match events.recv_timeout(Duration::from_millis(250)) {
             Ok(ServerEvent::Saved(file)) => return Ok(PageResult { report: browser_report(&file)?, cpus }),
             Ok(ServerEvent::Page(PageStatus::Refused(reason))) => {
@@ -120,13 +122,13 @@ pub fn run(
             bail!("interrupted before the browser cases finished");
         }
         if let Some(status) = browser.try_wait()? {
-            bail!("Chromium exited ({status}) before the page finished; its log:\n{}", chromium::tail(&log_path));
+            bail!("{name} exited ({status}) before the page finished; its log:\n{}", tail(&log_path));
         }
         if last_word.elapsed() > limit {
             bail!(
-                "the page said nothing for {} s (last: {last_said}); Chromium's log:\n{}",
+                "the page said nothing for {} s (last: {last_said}); {name}'s log:\n{}",
                 limit.as_secs(),
-                chromium::tail(&log_path)
+                tail(&log_path)
             );
         }
     }

@@ -119,8 +119,8 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
     let prefixed = sides.len() > 1;
     let labels = |r: &Report| -> Vec<String> {
         let rows = crate::view::rows(&[crate::view::Source::new(r)]);
-        let kind = r.environment.kind.as_str();
-        rows.into_iter().map(|row| if prefixed { format!("{kind}/{}", row.label) } else { row.label }).collect()
+        let name = r.environment.name();
+        rows.into_iter().map(|row| if prefixed { format!("{name}/{}", row.label) } else { row.label }).collect()
     };
     for side in &sides {
         match (&side.before, &side.after) {

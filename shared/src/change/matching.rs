@@ -1,13 +1,13 @@
-//! How the cases of two runs are matched: per kind of report (native, browser), the reports of that kind in a
+//! How the cases of two runs are matched: per environment (native, each browser engine), its reports in a
 //! run pooled into one list of cases (`compare A1.json A2.json --against B1.json B2.json`: each case's rounds
 //! from every file of its side, so the drift between runs of one side enters the spread the gate judges by),
 //! and each case keyed without the dimensions each side holds at one value (the [`Plan`]).
 
 use super::Run;
-use crate::model::{Case, EnvironmentKind, Report};
+use crate::model::{Case, Report};
 use crate::session::CaseKey;
 
-/// One kind of report in two runs: each run's reports of that kind pooled into one report, where it has any.
+/// One environment in two runs: each run's reports of that environment pooled into one report, where it has any.
 pub(super) struct Side {
     /// The earlier run's reports of this kind, pooled.
     pub before: Option<Report>,
@@ -15,19 +15,19 @@ pub(super) struct Side {
     pub after: Option<Report>,
 }
 
-/// The kinds of report in either run, in the order first seen, each with both runs' pooled reports.
+/// The environments (by [`Environment::name`](crate::model::Environment::name)) in either run, in the order first seen, each with both runs' pooled reports.
 pub(super) fn sides(before: &Run<'_>, after: &Run<'_>) -> Vec<Side> {
-    let mut kinds: Vec<EnvironmentKind> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
     for r in before.reports.iter().chain(&after.reports) {
-        if !kinds.contains(&r.environment.kind) {
-            kinds.push(r.environment.kind);
+        if !names.contains(&r.environment.name()) {
+            names.push(r.environment.name());
         }
     }
-    let of = |run: &Run<'_>, kind: EnvironmentKind| {
-        let reports: Vec<&Report> = run.reports.iter().copied().filter(|r| r.environment.kind == kind).collect();
+    let of = |run: &Run<'_>, name: &str| {
+        let reports: Vec<&Report> = run.reports.iter().copied().filter(|r| r.environment.name() == name).collect();
         pool(&reports)
     };
-    kinds.into_iter().map(|k| Side { before: of(before, k), after: of(after, k) }).collect()
+    names.into_iter().map(|k| Side { before: of(before, k), after: of(after, k) }).collect()
 }
 
 /// The first report, its cases joined by the others' cases of the same key (`None` for no report). A single

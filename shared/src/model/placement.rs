@@ -1,4 +1,4 @@
-//! Where a run's client (or Chromium) and the embedded server ran: the policy asked for and the CPUs read back
+//! Where a run's client (or browser) and the embedded server ran: the policy asked for and the CPUs read back
 //! from the OS, as the result file records them.
 
 use std::fmt;
@@ -14,7 +14,7 @@ pub struct Placement {
     /// embedded server).
     pub pin: Pin,
     /// CPUs the measuring thread (and the client threads it starts) could run on, read back after pinning;
-    /// in a browser report, the CPUs Chromium's processes could run on.
+    /// in a browser report, the CPUs the browser's processes could run on.
     pub client_cpus: Vec<u32>,
     /// CPUs the embedded server process could run on, read back; null for an external URL, which cannot be
     /// pinned.
@@ -68,10 +68,11 @@ impl Placement {
         format!("pin {} (client CPUs {}, {server})", self.pin, list(&self.client_cpus))
     }
 
-    /// One phrase for a browser report: `--browser-pin none (Chromium CPUs 0,1, server CPUs 1)`.
-    pub fn describe_browser(&self) -> String {
+    /// One phrase for a report of `browser` (an engine's name): `--browser-pin none (chromium CPUs 0,1, server
+    /// CPUs 1)`.
+    pub fn describe_browser(&self, browser: &str) -> String {
         let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
         let server = self.server_cpus.as_deref().map(|s| format!(", server CPUs {}", list(s))).unwrap_or_default();
-        format!("--browser-pin {} (Chromium CPUs {}{server})", self.pin, list(&self.client_cpus))
+        format!("--browser-pin {} ({browser} CPUs {}{server})", self.pin, list(&self.client_cpus))
     }
 }

@@ -19,7 +19,7 @@ pub fn render(sources: &[Source<'_>]) -> String {
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
         let mut fields = vec![
             row.label.clone(),
-            row.report.environment.kind.as_str().to_string(),
+            row.report.environment.name().to_string(),
             c.client.clone(),
             c.mode.to_string(),
             c.http_version.as_str().to_string(),

@@ -20,7 +20,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
             r.tool.name,
             r.tool.version,
             r.tool.build_profile,
-            r.environment.kind.as_str(),
+            r.environment.title(),
             r.environment.os,
             r.environment.arch,
             r.target.url,

@@ -54,12 +54,12 @@ fn connections_note(rows: &[Row<'_>]) -> Option<String> {
     })
 }
 
-/// Where a report's client (or Chromium) and server ran, with the CPUs online and the load at the start: the
+/// Where a report's client (or browser) and server ran, with the CPUs online and the load at the start: the
 /// notes' placement line and the HTML report's environment say it in these words.
 pub(super) fn placement(e: &crate::model::Environment, p: &crate::model::Placement) -> String {
     let mut line = match e.kind {
         EnvironmentKind::Native => p.describe(),
-        EnvironmentKind::Browser => p.describe_browser(),
+        EnvironmentKind::Browser => p.describe_browser(e.name()),
     };
     if let Some(n) = e.cpus_online {
         line.push_str(&format!("; {n} CPUs online"));

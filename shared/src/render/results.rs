@@ -184,12 +184,12 @@ fn environment(sources: &[Source<'_>]) -> String {
     for s in sources {
         let (r, e) = (s.report, &s.report.environment);
         if sources.len() > 1 {
-            let name = s.tag.map_or_else(|| e.kind.as_str().to_string(), |t| format!("{t} ({})", e.kind.as_str()));
+            let name = s.tag.map_or_else(|| e.name().to_string(), |t| format!("{t} ({})", e.name()));
             out.push_str(&format!("<h3>{}</h3>\n", escape(&name)));
         }
         let mut items = vec![
             ("Program".to_string(), format!("{} {} ({} build)", r.tool.name, r.tool.version, r.tool.build_profile)),
-            ("System".to_string(), format!("{} {}/{}", e.kind.as_str(), e.os, e.arch)),
+            ("System".to_string(), format!("{} {}/{}", e.title(), e.os, e.arch)),
         ];
         let optional = [
             ("CPU", e.cpu.clone()),

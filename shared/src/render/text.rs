@@ -80,7 +80,7 @@ pub(super) fn header(source: &Source<'_>) -> String {
     let r: &Report = source.report;
     let e = &r.environment;
     let tag = source.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
-    let mut machine = format!("{} {}/{}", e.kind.as_str(), e.os, e.arch);
+    let mut machine = format!("{} {}/{}", e.title(), e.os, e.arch);
     if let Some(cpu) = &e.cpu {
         machine.push_str(&format!(" · {cpu}"));
     }

@@ -111,6 +111,59 @@ fn browser_and_native_side_by_side() {
     insta::assert_snapshot!(out);
 }
 
+const FIREFOX_UA: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0";
+
+/// `run --browser chromium,firefox`: three reports in one file, each engine's cases named by the engine, and
+/// each header with the engine's version; in the CSV the environment column names the engine too.
+#[test]
+fn two_browser_engines_and_native_are_told_apart_by_engine() {
+    let (n, c, mut f) = (native(), browser(), browser());
+    f.environment.user_agent = Some(FIREFOX_UA.into());
+    let sources = [Source::new(&n), Source::new(&c), Source::new(&f)];
+    let out = render(&sources, Format::Text, &RenderOptions::default());
+    for label in ["native/curl/fresh: ", "chromium/fetch/reuse: ", "firefox/js-fetch/reuse: "] {
+        assert!(out.contains(label), "{label}: {out}");
+    }
+    assert!(out.contains("· chromium 156 Linux/wasm32") && out.contains("· firefox 153.0 Linux/wasm32"), "{out}");
+    let csv = render(&sources, Format::Csv, &RenderOptions::default());
+    assert!(
+        csv.contains("\nfirefox/fetch/reuse,firefox,fetch,") && csv.contains("\nchromium/fetch/reuse,chromium,"),
+        "{csv}"
+    );
+}
+
+/// Comparing two such runs matches Chromium's cases with Chromium's and Firefox's with Firefox's: an engine
+/// is an environment of its own, never pooled with the other.
+#[test]
+fn a_comparison_keeps_each_engine_to_itself() {
+    let (c, mut f) = (browser(), browser());
+    f.environment.user_agent = Some(FIREFOX_UA.into());
+    let mut slow_f = f.clone();
+    for case in &mut slow_f.cases {
+        case.rate_wall /= 2.0;
+        for r in &mut case.rounds {
+            r.wall_secs *= 2.0;
+        }
+    }
+    let sources = [
+        Source::tagged(&c, Some("before")),
+        Source::tagged(&f, Some("before")),
+        Source::tagged(&c, Some("after")),
+        Source::tagged(&slow_f, Some("after")),
+    ];
+    let runs = httpbench_shared::change::runs(&sources);
+    assert_eq!(runs.len(), 2);
+    let cmp = httpbench_shared::change::compare(&runs[0], &runs[1], httpbench_shared::change::Rule::default());
+    let verdict = |label: &str| {
+        let found = cmp.changes.iter().find(|ch| ch.case == label);
+        found.unwrap_or_else(|| panic!("{label}: {cmp:#?}")).verdict
+    };
+    use httpbench_shared::change::Verdict;
+    assert_eq!(verdict("firefox/fetch"), Verdict::Slower);
+    assert_ne!(verdict("chromium/fetch"), Verdict::Slower, "the same figures as before");
+    assert_eq!(cmp.changes.len(), 4, "two clients in each of two engines: {cmp:#?}");
+}
+
 #[test]
 fn two_runs_of_one_environment_are_told_apart_by_tag() {
     let (a, b) = (native(), native());

@@ -252,7 +252,7 @@ fn placements_are_compared_within_an_environment_only() {
     let browser = placed(EnvironmentKind::Browser, Pin::None, vec![0, 1]);
     let sources = [Source::new(&native), Source::new(&browser)];
     let text = notes(&sources, &rows(&sources)).join("\n");
-    assert!(text.contains("note: browser placement: --browser-pin none (Chromium CPUs 0,1, server CPUs 1)"), "{text}");
+    assert!(text.contains("note: browser placement: --browser-pin none (chromium CPUs 0,1, server CPUs 1)"), "{text}");
     assert!(text.contains("note: placement: pin split (client CPUs 0, server CPUs 1)"), "{text}");
     assert!(!text.contains("different CPU placements"), "{text}");
     let other = placed(EnvironmentKind::Browser, Pin::Split, vec![0]);

@@ -69,18 +69,18 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     common::by_testid(&host, "import-paste-button").click();
     common::wait_for("the pasted file's rows", Duration::from_secs(5), || row_labels(&host).len() == 3).await;
     assert_eq!(common::by_testid(&host, "import-error").text_content().unwrap(), "");
-    assert_eq!(row_labels(&host), vec!["browser/fetch", "native/curl", "native/raw"]);
+    assert_eq!(row_labels(&host), vec!["chromium/fetch", "native/curl", "native/raw"]);
     let text = common::by_testid(&host, "report").text_content().unwrap();
     let own = parse_reports(&common::by_testid(&host, "result-json").text_content().unwrap()).unwrap();
     let cli = parse_reports(CLI_REPORT).unwrap();
     let sources = [Source::tagged(&own[0], Some("this page")), Source::tagged(&cli[0], Some("pasted"))];
     assert_eq!(text, render(&sources, Format::Text, &RenderOptions::default()));
-    assert!(text.contains("browser/fetch") && text.contains("native/curl"), "{text}");
+    assert!(text.contains("chromium/fetch") && text.contains("native/curl"), "{text}");
     // The same sections as the HTML report of both, an Environment per report; the run's case has its
     // histogram, the file's cases their percentiles.
     assert_eq!(shown_headings(&host), composed_headings(&sources));
     let latency = common::by_testid(&host, "histograms").inner_html();
-    assert_eq!(latency.matches("aria-label=\"Latency histogram of browser/fetch,").count(), 1, "{latency}");
+    assert_eq!(latency.matches("aria-label=\"Latency histogram of chromium/fetch,").count(), 1, "{latency}");
     assert_eq!(latency.matches("aria-label=\"Latency percentiles of native/").count(), 2, "{latency}");
     // A file that is not a result file is refused with shared's message, and nothing is added.
     paste.set_value("{\"schema_version\": 9}");

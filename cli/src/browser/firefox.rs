@@ -1,0 +1,124 @@
+//! Headless Firefox as `run --browser firefox` starts it, with no WebDriver: a fresh profile of the run's own
+//! whose `user.js` keeps Firefox off the network but for the benchmark, which trusts the run's generated CAs in
+//! that profile's NSS database only (`certutil`; never by turning verification off), placed on its CPUs and
+//! killed with httpbench. The page posts its results back to the embedded server, as in Chromium.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context};
+
+use super::Launch;
+use crate::process::KillOnDrop;
+
+/// The profile's preferences: no first-run or welcome pages, no telemetry, updates, add-on or settings
+/// downloads, captive-portal or connectivity probes, Safe Browsing, DNS over HTTPS, prefetching or push, so the
+/// only traffic is the page's; no slow-script dialog (a headless Firefox has nobody to answer it); and no
+/// session restore that would reopen a page of an earlier run.
+const PREFS: &[(&str, &str)] = &[
+    ("browser.shell.checkDefaultBrowser", "false"),
+    ("browser.startup.homepage_override.mstone", "\"ignore\""),
+    ("browser.startup.page", "0"),
+    ("startup.homepage_welcome_url", "\"\""),
+    ("startup.homepage_welcome_url.additional", "\"\""),
+    ("browser.aboutwelcome.enabled", "false"),
+    ("trailhead.firstrun.didSeeAboutWelcome", "true"),
+    ("datareporting.policy.dataSubmissionEnabled", "false"),
+    ("datareporting.healthreport.uploadEnabled", "false"),
+    ("toolkit.telemetry.enabled", "false"),
+    ("toolkit.telemetry.unified", "false"),
+    ("toolkit.telemetry.server", "\"\""),
+    ("app.normandy.enabled", "false"),
+    ("app.shield.optoutstudies.enabled", "false"),
+    ("app.update.disabledForTesting", "true"),
+    ("app.update.auto", "false"),
+    ("extensions.update.enabled", "false"),
+    ("extensions.getAddons.cache.enabled", "false"),
+    ("services.settings.server", "\"data:,\""),
+    ("browser.region.update.enabled", "false"),
+    ("browser.search.update", "false"),
+    ("network.captive-portal-service.enabled", "false"),
+    ("network.connectivity-service.enabled", "false"),
+    ("network.trr.mode", "5"),
+    ("network.dns.disablePrefetch", "true"),
+    ("network.prefetch-next", "false"),
+    ("network.predictor.enabled", "false"),
+    ("browser.safebrowsing.malware.enabled", "false"),
+    ("browser.safebrowsing.phishing.enabled", "false"),
+    ("browser.safebrowsing.downloads.enabled", "false"),
+    ("browser.safebrowsing.provider.mozilla.updateURL", "\"\""),
+    ("dom.push.connection.enabled", "false"),
+    ("media.gmp-manager.url", "\"data:,\""),
+    ("security.OCSP.enabled", "0"),
+    ("dom.max_script_run_time", "0"),
+    ("browser.sessionstore.resume_from_crash", "false"),
+    ("toolkit.startup.max_resumed_crashes", "-1"),
+];
+
+/// The profile's `user.js`, one `user_pref` line per preference.
+fn user_js() -> String {
+    PREFS.iter().map(|(name, value)| format!("user_pref(\"{name}\", {value});\n")).collect()
+}
+
+/// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
+/// its output going to `log`.
+pub fn start(launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+    std::fs::write(profile.join("user.js"), user_js()).context("cannot write Firefox's user.js")?;
+    if !launch.cas.is_empty() {
+        trust(profile, launch.cas)?;
+    }
+    let mut cmd = launch.command(log)?;
+    cmd.args(["--headless", "--no-remote", "--profile"])
+        .arg(profile)
+        .arg(url)
+        // No crash reporter dialog or upload; the log says what happened.
+        .env("MOZ_CRASHREPORTER_DISABLE", "1");
+    launch.spawn(&mut cmd)
+}
+
+/// Make `profile`'s NSS database trust each of `cas` (PEM) to identify servers: `certutil` from Debian's
+/// libnss3-tools. The leaf each server presents is signed by its CA (mozilla::pkix refuses a CA certificate
+/// used as the end entity), so trusting the CA is enough, for this profile alone.
+fn trust(profile: &Path, cas: &[PathBuf]) -> anyhow::Result<()> {
+    let db = format!("sql:{}", profile.display());
+    certutil(&["-N", "-d", &db, "--empty-password"])?;
+    for (i, ca) in cas.iter().enumerate() {
+        let ca = ca.to_str().context("the CA file's path is not UTF-8")?;
+        certutil(&["-A", "-n", &format!("httpbench-ca-{i}"), "-t", "C,,", "-i", ca, "-d", &db])?;
+    }
+    Ok(())
+}
+
+fn certutil(args: &[&str]) -> anyhow::Result<()> {
+    let out = match Command::new("certutil").args(args).output() {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "--browser firefox over TLS needs NSS's certutil to trust the run's CA in Firefox's profile, and it \
+             is not on PATH: install it (HTTPBENCH_FIREFOX=1 scripts/setup-web.sh, or apt-get install libnss3-tools)"
+        ),
+        Err(e) => return Err(e).context("cannot run certutil"),
+    };
+    if !out.status.success() {
+        bail!("certutil {} failed ({}): {}", args.join(" "), out.status, String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_turns_off_what_would_call_home() {
+        let js = user_js();
+        for line in [
+            "user_pref(\"network.captive-portal-service.enabled\", false);",
+            "user_pref(\"toolkit.telemetry.enabled\", false);",
+            "user_pref(\"app.update.disabledForTesting\", true);",
+            "user_pref(\"browser.startup.homepage_override.mstone\", \"ignore\");",
+        ] {
+            assert!(js.lines().any(|l| l == line), "{line} missing from:\n{js}");
+        }
+        assert_eq!(js.lines().count(), PREFS.len());
+    }
+}

@@ -1,0 +1,134 @@
+//! The browser engines httpbench runs the page in (`run --browser chromium,firefox`), and which engine a
+//! browser report came from: read off the user agent the page recorded, so files written before engines were
+//! a dimension (a v3 file's `browser/...` cases, from Chromium) read as they ran, with no field to add.
+
+use std::fmt;
+
+use super::{Environment, EnvironmentKind};
+
+/// A browser engine, each with its own HTTP stack (Chromium's //net, Firefox's Necko, WebKit's CFNetwork).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Engine {
+    /// Chromium or Chrome (and the other browsers built on it).
+    Chromium,
+    /// Firefox (Gecko).
+    Firefox,
+    /// Safari (WebKit): the page runs there when opened by hand; `run --browser` cannot start it.
+    Webkit,
+}
+
+impl Engine {
+    /// The engines `run --browser` can start, in the order `--browser all` runs them.
+    pub const STARTED: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
+
+    /// The lowercase name that prefixes this engine's cases (`firefox/fetch/reuse`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Chromium => "chromium",
+            Engine::Firefox => "firefox",
+            Engine::Webkit => "webkit",
+        }
+    }
+
+    /// The engine a `navigator.userAgent` names, with its version as the user agent gives it (Chromium's
+    /// reduced user agent gives only the major version: `156.0.0.0`). Firefox says `Firefox/153.0`; WebKit
+    /// says `Version/18.1 Safari/...` without Chrome's token; anything else, and no user agent at all (the
+    /// files before engines were a dimension, all from Chromium), is Chromium.
+    pub fn of_user_agent(user_agent: Option<&str>) -> (Engine, Option<String>) {
+        let ua = user_agent.unwrap_or_default();
+        let version_after = |token: &str| {
+            let at = ua.find(token)? + token.len();
+            let version: String = ua[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+            (!version.is_empty()).then_some(version)
+        };
+        if ua.contains("Firefox/") {
+            return (Engine::Firefox, version_after("Firefox/"));
+        }
+        if let Some(v) = version_after("Chrome/") {
+            return (Engine::Chromium, Some(v));
+        }
+        if ua.contains("Safari/") {
+            return (Engine::Webkit, version_after("Version/"));
+        }
+        (Engine::Chromium, None)
+    }
+
+    /// The engines named in a `--browser` list (`chromium`, `firefox`, comma-separated, or `all`), in the
+    /// order given, each once; an error naming the bad value and what is accepted.
+    pub fn parse_list(text: &str) -> Result<Vec<Engine>, String> {
+        let mut engines = Vec::new();
+        for name in text.split(',').map(str::trim) {
+            let add: &[Engine] = match name {
+                "all" => &Engine::STARTED,
+                "chromium" | "chrome" => &[Engine::Chromium],
+                "firefox" => &[Engine::Firefox],
+                _ => return Err(format!("unknown browser `{name}`: use chromium, firefox or all (comma-separated)")),
+            };
+            for e in add {
+                if !engines.contains(e) {
+                    engines.push(*e);
+                }
+            }
+        }
+        Ok(engines)
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Environment {
+    /// The browser engine of a browser report and its version, from its user agent; `None` for a native one.
+    pub fn engine(&self) -> Option<(Engine, Option<String>)> {
+        (self.kind == EnvironmentKind::Browser).then(|| Engine::of_user_agent(self.user_agent.as_deref()))
+    }
+
+    /// What tells this report's cases apart from another environment's in one view or comparison: `native`,
+    /// or the browser engine's name (`chromium`, `firefox`).
+    pub fn name(&self) -> &'static str {
+        match self.engine() {
+            Some((engine, _)) => engine.as_str(),
+            None => self.kind.as_str(),
+        }
+    }
+
+    /// `native`, or the engine with its version (`firefox 153.0`): how a header names where the cases ran.
+    pub fn title(&self) -> String {
+        match self.engine() {
+            Some((engine, Some(version))) => format!("{engine} {version}"),
+            _ => self.name().to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHROMIUM: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                            HeadlessChrome/156.0.0.0 Safari/537.36";
+    const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0";
+    const SAFARI: &str = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) \
+                          Version/18.1 Safari/605.1.15";
+
+    #[test]
+    fn the_user_agent_names_the_engine_and_its_version() {
+        assert_eq!(Engine::of_user_agent(Some(CHROMIUM)), (Engine::Chromium, Some("156.0.0.0".into())));
+        assert_eq!(Engine::of_user_agent(Some(FIREFOX)), (Engine::Firefox, Some("153.0".into())));
+        assert_eq!(Engine::of_user_agent(Some(SAFARI)), (Engine::Webkit, Some("18.1".into())));
+        assert_eq!(Engine::of_user_agent(None), (Engine::Chromium, None), "files before engines: Chromium");
+        assert_eq!(Engine::of_user_agent(Some("curl/8")), (Engine::Chromium, None));
+    }
+
+    #[test]
+    fn a_browser_list_is_read_in_order_once_each() {
+        assert_eq!(Engine::parse_list("firefox").unwrap(), [Engine::Firefox]);
+        assert_eq!(Engine::parse_list("firefox, chromium,firefox").unwrap(), [Engine::Firefox, Engine::Chromium]);
+        assert_eq!(Engine::parse_list("all").unwrap(), Engine::STARTED);
+        let e = Engine::parse_list("chromium,safari").unwrap_err();
+        assert!(e.contains("`safari`") && e.contains("chromium, firefox or all"), "{e}");
+    }
+}
