@@ -12,7 +12,8 @@
 #   5. start to answer: wall time of a bare `httpbench` (goal <= 15 s)
 #   6. the page, when it is built: gzip size of wasm + JS + CSS (goal <= 200 KB), and in headless Chromium the
 #      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95), with
-#      Chromium on one CPU and placed freely, and a trace's split of where each request's time goes
+#      Chromium on one CPU and placed freely, the same in Firefox ESR where installed, and a trace's split of
+#      where each request's time goes
 #   7. figure 1 by counts: system calls and instructions per request
 #   8. the embedded server over TLS vs nginx over TLS, one certificate for both: HTTP/1.1 (wrk -c16 -t2, -c1
 #      -t1) and HTTP/2 (h2load -c16 -m1, -c1 -m1) (goals >= 1.0 at c16, >= 0.95 at c1)
@@ -192,12 +193,16 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
     # default, gives Chromium every CPU as a browser runs for a user; `split` confines every Chromium process
     # to the CPU the server does not use, so CPU the page spends while a request is in flight delays the
     # network stack too (and Chromium's processes pass every request along on one CPU: about half the rate).
-    for pin in none split; do
-      echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless Chromium, --browser-pin $pin, one interleaved run of 10 x 200 requests:"
-      "$BIN" run --browser --pin split --browser-pin "$pin" --clients raw --mode both -n 2000 --rounds 10 --warmup 50 \
-        --browser-clients fetch,js-fetch --page-dir dist --format csv --no-progress --export-json "$work/page-$pin.json" \
-        >/dev/null 2>&1
-      python3 - "$work/page-$pin.json" <<'PY'
+    # The same in Firefox ESR when it is installed (HTTPBENCH_FIREFOX=1 scripts/setup-web.sh), placed freely.
+    placements=("chromium none" "chromium split")
+    if command -v firefox-esr >/dev/null || command -v firefox >/dev/null; then placements+=("firefox none"); fi
+    for placed in "${placements[@]}"; do
+      engine=${placed% *} pin=${placed#* }
+      echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless $engine, --browser-pin $pin, one interleaved run of 10 x 200 requests:"
+      "$BIN" run --browser "$engine" --pin split --browser-pin "$pin" --clients raw --mode both -n 2000 --rounds 10 \
+        --warmup 50 --browser-clients fetch,js-fetch --page-dir dist --format csv --no-progress \
+        --export-json "$work/page-$engine-$pin.json" >/dev/null 2>&1
+      python3 - "$work/page-$engine-$pin.json" <<'PY'
 import json, statistics, sys
 reports = json.load(open(sys.argv[1]))
 cases = {(c["client"], c["mode"]): c for r in reports if r["environment"]["kind"] == "browser" for c in r["cases"]}
