@@ -9,6 +9,7 @@ mod compare;
 mod concurrency;
 mod faults;
 mod firefox;
+mod firefox_page;
 mod gate;
 mod helpers;
 mod hosted;

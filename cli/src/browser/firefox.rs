@@ -55,8 +55,8 @@ const PREFS: &[(&str, &str)] = &[
     ("toolkit.startup.max_resumed_crashes", "-1"),
 ];
 
-/// The profile's `user.js`, one `user_pref` line per preference.
-fn user_js() -> String {
+/// The profile's `user.js`, one `user_pref` line per preference (the Firefox e2e tests write it too).
+pub fn user_js() -> String {
     PREFS.iter().map(|(name, value)| format!("user_pref(\"{name}\", {value});\n")).collect()
 }
 

@@ -23,6 +23,7 @@ use httpbench_shared::{EnvironmentKind, Report};
 
 pub use binary::{find, Binary};
 pub use chromium::CHROMIUM_FLAGS;
+pub use firefox::user_js as firefox_user_js;
 
 use crate::options::{BrowserOptions, RunOptions};
 use crate::placement;

@@ -1,0 +1,137 @@
+//! The page as a person opens it in Firefox: on a static host that sends no headers, its service worker
+//! isolates it and a benchmark against `httpbench serve` on another port runs. Firefox is driven by its own
+//! built-in WebDriver BiDi (`--remote-debugging-port`, a WebSocket; no geckodriver), a few commands of it.
+
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use httpbench::process::KillOnDrop;
+use httpbench_shared::parse::parse_reports;
+use httpbench_shared::protocol::PageQuery;
+use serde_json::{json, Value};
+use tungstenite::{stream::MaybeTlsStream, Message, WebSocket};
+
+use crate::helpers::{refused_port, Serve};
+use crate::page::plain_static_server;
+
+/// Headless Firefox with a fresh profile, and a BiDi session on its one tab.
+struct Firefox {
+    socket: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    context: String,
+    _browser: KillOnDrop,
+    _profile: tempfile::TempDir,
+}
+
+impl Firefox {
+    fn start() -> Firefox {
+        let profile = tempfile::tempdir().unwrap();
+        // The run's own prefs: the same user.js `run --browser firefox` writes.
+        std::fs::write(profile.path().join("user.js"), httpbench::browser::firefox_user_js()).unwrap();
+        let port = refused_port();
+        let mut cmd = Command::new("firefox-esr");
+        cmd.args(["--headless", "--no-remote", "--remote-debugging-port", &port.to_string(), "--profile"])
+            .arg(profile.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let browser = KillOnDrop::spawn(&mut cmd).expect("firefox-esr runs (HTTPBENCH_FIREFOX=1 scripts/setup-web.sh)");
+        let url = format!("ws://127.0.0.1:{port}/session");
+        let started = Instant::now();
+        let socket = loop {
+            match tungstenite::connect(&url) {
+                Ok((socket, _)) => break socket,
+                Err(e) if started.elapsed() > Duration::from_secs(30) => panic!("no BiDi on {url}: {e}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        };
+        let mut ff = Firefox { socket, next_id: 0, context: String::new(), _browser: browser, _profile: profile };
+        ff.send("session.new", json!({"capabilities": {}}));
+        let tree = ff.send("browsingContext.getTree", json!({}));
+        ff.context = tree["contexts"][0]["context"].as_str().unwrap().to_string();
+        ff
+    }
+
+    /// Send one command and wait (at most 60 s) for its answer's `result`.
+    fn send(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let command = json!({"id": id, "method": method, "params": params}).to_string();
+        self.socket.send(Message::text(command)).unwrap();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(60) {
+            let Message::Text(text) = self.socket.read().unwrap() else { continue };
+            let answer: Value = serde_json::from_str(text.as_str()).unwrap();
+            if answer["id"] == id {
+                assert_eq!(answer["type"], "success", "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+        panic!("{method}: no answer in 60 s");
+    }
+
+    fn navigate(&mut self, url: &str) {
+        let context = self.context.clone();
+        self.send("browsingContext.navigate", json!({"context": context, "url": url, "wait": "complete"}));
+    }
+
+    /// `js`'s string value, or "" when it is not a string or the page is between documents.
+    fn eval(&mut self, js: &str) -> String {
+        let context = self.context.clone();
+        self.next_id += 1;
+        let id = self.next_id;
+        let params = json!({"expression": js, "target": {"context": context}, "awaitPromise": false});
+        let command = json!({"id": id, "method": "script.evaluate", "params": params}).to_string();
+        self.socket.send(Message::text(command)).unwrap();
+        loop {
+            let Message::Text(text) = self.socket.read().unwrap() else { continue };
+            let answer: Value = serde_json::from_str(text.as_str()).unwrap();
+            if answer["id"] == id {
+                return answer["result"]["result"]["value"].as_str().unwrap_or_default().to_string();
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it"]
+fn in_firefox_on_a_host_without_headers_the_worker_isolates_the_page_and_it_runs() {
+    let dist = crate::browser_run::dist();
+    let target = Serve::start();
+    let (_site, site) = plain_static_server(&dist);
+    let mut firefox = Firefox::start();
+    let query = PageQuery {
+        target: Some(target.url.clone()),
+        count: Some("20".into()),
+        warmup: Some("2".into()),
+        rounds: Some("2".into()),
+        clients: Some("fetch,js-fetch".into()),
+        mode: Some("reuse".into()),
+        autorun: true,
+        ..PageQuery::default()
+    };
+    firefox.navigate(&format!("{site}?{}", query.to_query()));
+    let settled = "String(self.crossOriginIsolated && document.querySelector(\"[data-testid='status']\")?.dataset.state === 'done')";
+    let mut done = false;
+    let started = Instant::now();
+    while !done && started.elapsed() < Duration::from_secs(120) {
+        done = firefox.eval(settled) == "true";
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let text = firefox.eval("document.body.innerText.slice(0, 400)");
+    assert!(done, "not isolated and done in 120 s: {text}");
+    let testid =
+        |ff: &mut Firefox, id: &str| ff.eval(&format!("document.querySelector(\"[data-testid='{id}']\").textContent"));
+    assert_eq!(testid(&mut firefox, "isolation"), "by the page's service worker");
+    let report = parse_reports(&testid(&mut firefox, "result-json")).expect("the page's result file")[0].clone();
+    assert!(report.environment.user_agent.as_deref().unwrap_or_default().contains("Firefox/"), "{report:?}");
+    assert_eq!(report.environment.cross_origin_isolated, Some(true));
+    let step = report.environment.timer_resolution_ns.expect("a measured timer step");
+    assert!(step <= 20_000.0, "an isolated Firefox page's timer steps by 20 µs, not 1 ms: {step} ns");
+    for c in &report.cases {
+        assert_eq!(c.ok, 20, "{} against httpbench serve on another port: {c:?}", c.client);
+    }
+    // The report names the engine: the page's own labels and the Environment section.
+    let labels = firefox.eval("document.querySelector(\"[data-testid='report']\").textContent");
+    assert!(labels.contains("firefox "), "{labels}");
+}
