@@ -1,5 +1,6 @@
 //! The page as a person opens it in Firefox: on a static host that sends no headers, its service worker
-//! isolates it and a benchmark against `httpbench serve` on another port runs. Firefox is driven by its own
+//! isolates it, a benchmark against `httpbench serve` on another port runs, its charts are drawn and a pasted
+//! CLI result joins its report. Firefox is driven by its own
 //! built-in WebDriver BiDi (`--remote-debugging-port`, a WebSocket; no geckodriver), a few commands of it.
 
 use std::net::TcpStream;
@@ -12,7 +13,7 @@ use httpbench_shared::protocol::PageQuery;
 use serde_json::{json, Value};
 use tungstenite::{stream::MaybeTlsStream, Message, WebSocket};
 
-use crate::helpers::{refused_port, Serve};
+use crate::helpers::{refused_port, run, Serve};
 use crate::page::plain_static_server;
 
 /// Headless Firefox with a fresh profile, and a BiDi session on its one tab.
@@ -131,7 +132,28 @@ fn in_firefox_on_a_host_without_headers_the_worker_isolates_the_page_and_it_runs
     for c in &report.cases {
         assert_eq!(c.ok, 20, "{} against httpbench serve on another port: {c:?}", c.client);
     }
-    // The report names the engine: the page's own labels and the Environment section.
-    let labels = firefox.eval("document.querySelector(\"[data-testid='report']\").textContent");
-    assert!(labels.contains("firefox "), "{labels}");
+    // The charts are drawn: a bar per case.
+    let bars = firefox
+        .eval("String(document.querySelector(\"[data-testid='rate-chart']\").innerHTML.split('<rect').length - 1)");
+    assert_eq!(bars, "2", "fetch and js-fetch");
+    // A CLI result pasted in joins the report, each case named by its environment.
+    let (code, cli_json, err) =
+        run(&["run", &target.url, "-n", "50", "--clients", "curl", "--mode", "reuse", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let paste = format!(
+        "const t = document.querySelector(\"[data-testid='import-paste']\"); t.value = {}; \
+         t.dispatchEvent(new Event('input')); document.querySelector(\"[data-testid='import-paste-button']\").click(); ''",
+        serde_json::to_string(&cli_json).unwrap()
+    );
+    firefox.eval(&paste);
+    let rows = "[...document.querySelectorAll(\"[data-testid='stats-row']\")].map(r => r.dataset.case).join(' ')";
+    let started = Instant::now();
+    let mut labels = String::new();
+    while !labels.contains("native/") && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(200));
+        labels = firefox.eval(rows);
+    }
+    assert!(labels.contains("firefox/fetch") && labels.contains("native/curl"), "{labels}");
+    let report = testid(&mut firefox, "report");
+    assert!(report.contains("· firefox "), "the header names the engine: {report}");
 }
