@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use httpbench_shared::model::Engine;
 use serde_json::Value;
 
 use crate::browser_run::dist;
@@ -71,10 +72,9 @@ impl BrowserRunOutput {
 
     /// The report of the browser engine `name` (`chromium`, `firefox`: by its user agent).
     pub fn engine(&self, name: &str) -> &Value {
-        let token = if name == "firefox" { "Firefox/" } else { "Chrome/" };
         let found = self.reports.iter().find(|r| {
-            r["environment"]["kind"] == "browser"
-                && r["environment"]["user_agent"].as_str().unwrap_or("").contains(token)
+            let (engine, _) = Engine::of_user_agent(r["environment"]["user_agent"].as_str());
+            r["environment"]["kind"] == "browser" && engine.as_str() == name
         });
         found.unwrap_or_else(|| panic!("no {name} report: {}\n{}", self.err, self.out))
     }

@@ -3,6 +3,7 @@
 //! Chromium), its cases named by the engine, beside Chromium's and the native clients' in one report; over
 //! TLS trusting the run's CA in the run's own Firefox profile only.
 
+use httpbench_shared::model::Engine;
 use serde_json::Value;
 
 use crate::browser_plan::BrowserRun;
@@ -38,7 +39,7 @@ fn run_browser_firefox_names_its_cases_by_the_engine() {
     let firefox = r.engine("firefox");
     let e = &firefox["environment"];
     // The header names the engine and its version as the page saw it.
-    let version = e["user_agent"].as_str().unwrap().split("Firefox/").nth(1).unwrap().to_string();
+    let version = Engine::of_user_agent(e["user_agent"].as_str()).1.expect("Firefox's version in its user agent");
     assert!(out.lines().any(|l| l.contains(&format!("firefox {version} ")) && l.contains("/wasm32")), "{out}");
     // Served with COOP/COEP by the embedded server: isolated, so Firefox's timer steps by 20 µs, not 1 ms.
     assert_eq!(e["cross_origin_isolated"], true, "{e}");
@@ -76,11 +77,8 @@ fn chromium_and_firefox_over_tls_h1_and_h2_at_two_levels_in_one_report() {
         let e = &report["environment"];
         assert!(e["timer_resolution_ns"].as_f64() > Some(0.0), "{engine}: {e}");
         // The header names the engine with its version: `httpbench-web 0.1.0 (release) · firefox 153.0 Linux ...`.
-        let version = match engine {
-            "firefox" => e["user_agent"].as_str().unwrap().split("Firefox/").nth(1),
-            _ => e["user_agent"].as_str().unwrap().split("Chrome/").nth(1).and_then(|v| v.split(' ').next()),
-        };
-        let title = format!("· {engine} {} ", version.unwrap());
+        let version = Engine::of_user_agent(e["user_agent"].as_str()).1;
+        let title = format!("· {engine} {} ", version.expect("the engine's version in its user agent"));
         assert!(out.lines().any(|l| l.contains(&title) && l.contains("/wasm32")), "{title}: {out}");
         assert_eq!(report["settings"]["http_versions"], serde_json::json!(["1.1", "2"]), "{engine}");
         let skipped = report["settings"]["skipped"].to_string();

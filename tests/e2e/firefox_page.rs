@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use httpbench::process::KillOnDrop;
 use httpbench_shared::parse::parse_reports;
-use httpbench_shared::protocol::PageQuery;
 use serde_json::{json, Value};
 use tungstenite::{stream::MaybeTlsStream, Message, WebSocket};
 
 use crate::helpers::{refused_port, run, Serve};
+use crate::hosted::{autorun_query, ISOLATED_AND_DONE};
 use crate::page::plain_static_server;
 
 /// Headless Firefox with a fresh profile, and a BiDi session on its one tab.
@@ -53,8 +53,8 @@ impl Firefox {
         ff
     }
 
-    /// Send one command and wait (at most 60 s) for its answer's `result`.
-    fn send(&mut self, method: &str, params: Value) -> Value {
+    /// Send one command and wait (at most 60 s) for its answer, success or error.
+    fn call(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         let command = json!({"id": id, "method": method, "params": params}).to_string();
@@ -64,11 +64,17 @@ impl Firefox {
             let Message::Text(text) = self.socket.read().unwrap() else { continue };
             let answer: Value = serde_json::from_str(text.as_str()).unwrap();
             if answer["id"] == id {
-                assert_eq!(answer["type"], "success", "{method}: {answer}");
-                return answer["result"].clone();
+                return answer;
             }
         }
         panic!("{method}: no answer in 60 s");
+    }
+
+    /// Send one command that must succeed; its answer's `result`.
+    fn send(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.call(method, params);
+        assert_eq!(answer["type"], "success", "{method}: {answer}");
+        answer["result"].clone()
     }
 
     fn navigate(&mut self, url: &str) {
@@ -78,19 +84,9 @@ impl Firefox {
 
     /// `js`'s string value, or "" when it is not a string or the page is between documents.
     fn eval(&mut self, js: &str) -> String {
-        let context = self.context.clone();
-        self.next_id += 1;
-        let id = self.next_id;
-        let params = json!({"expression": js, "target": {"context": context}, "awaitPromise": false});
-        let command = json!({"id": id, "method": "script.evaluate", "params": params}).to_string();
-        self.socket.send(Message::text(command)).unwrap();
-        loop {
-            let Message::Text(text) = self.socket.read().unwrap() else { continue };
-            let answer: Value = serde_json::from_str(text.as_str()).unwrap();
-            if answer["id"] == id {
-                return answer["result"]["result"]["value"].as_str().unwrap_or_default().to_string();
-            }
-        }
+        let target = json!({"context": self.context});
+        let answer = self.call("script.evaluate", json!({"expression": js, "target": target, "awaitPromise": false}));
+        answer["result"]["result"]["value"].as_str().unwrap_or_default().to_string()
     }
 }
 
@@ -101,22 +97,11 @@ fn in_firefox_on_a_host_without_headers_the_worker_isolates_the_page_and_it_runs
     let target = Serve::start();
     let (_site, site) = plain_static_server(&dist);
     let mut firefox = Firefox::start();
-    let query = PageQuery {
-        target: Some(target.url.clone()),
-        count: Some("20".into()),
-        warmup: Some("2".into()),
-        rounds: Some("2".into()),
-        clients: Some("fetch,js-fetch".into()),
-        mode: Some("reuse".into()),
-        autorun: true,
-        ..PageQuery::default()
-    };
-    firefox.navigate(&format!("{site}?{}", query.to_query()));
-    let settled = "String(self.crossOriginIsolated && document.querySelector(\"[data-testid='status']\")?.dataset.state === 'done')";
+    firefox.navigate(&format!("{site}?{}", autorun_query(&target.url).to_query()));
     let mut done = false;
     let started = Instant::now();
     while !done && started.elapsed() < Duration::from_secs(120) {
-        done = firefox.eval(settled) == "true";
+        done = firefox.eval(ISOLATED_AND_DONE) == "true";
         std::thread::sleep(Duration::from_millis(250));
     }
     let text = firefox.eval("document.body.innerText.slice(0, 400)");

@@ -15,9 +15,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use httpbench_shared::model::Engine;
-
-use httpbench_shared::model::{HttpVersion, Pin};
+use httpbench_shared::model::{Engine, HttpVersion, Pin};
 use httpbench_shared::session::{Matrix, Targets};
 use httpbench_shared::{EnvironmentKind, Report};
 
