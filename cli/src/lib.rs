@@ -23,6 +23,7 @@ mod runner;
 mod server;
 mod usage;
 
+use std::cell::RefCell;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -145,19 +146,14 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         (Some(s), true) => Some(server::probe::Probe::new(&s.url, ca.as_deref())?),
         _ => None,
     };
-    let native = measure(options, &url, &stop, header, ca, probe.as_ref());
-    // One page run per engine, one after another, each the whole plan: a browser that fails leaves the others'.
-    let mut browsers = Vec::new();
-    if let (Some(b), Some(s), false) = (&options.browser, &server, native.stopped) {
-        let targets = browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url };
-        for binary in &b.binaries {
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                break;
-            }
-            browsers
-                .push((binary.engine, browser::run(options, b, binary, &targets, browser_placement.clone(), &stop)));
-        }
-    }
+    // Every engine's page starts now and takes its turn at each pass with the native clients (side 0).
+    let targets = server.as_ref().map(|s| browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url });
+    let pages = match (&options.browser, &targets) {
+        (Some(b), Some(t)) => Some(RefCell::new(browser::Pages::start(options, b, t, browser_placement, &stop))),
+        _ => None,
+    };
+    let native = measure(options, &url, &stop, header, ca, probe.as_ref(), pages.as_ref());
+    let browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
     drop(server);
     drop(h1_target);
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
@@ -250,6 +246,7 @@ fn measure(
     mut header: Header,
     cacert: Option<Arc<clients::tls::CaFile>>,
     probe: Option<&server::probe::Probe>,
+    pages: Option<&RefCell<browser::Pages<'_>>>,
 ) -> Finished {
     let matrix = Matrix {
         environment: EnvironmentKind::Native,
@@ -263,6 +260,9 @@ fn measure(
         negotiated: false,
     };
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));
+    if pages.is_some() {
+        session.take_turns();
+    }
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
     let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
     let targets = httpbench_shared::session::Targets::one(url.as_str());
@@ -298,7 +298,9 @@ fn measure(
     let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
     let read_connections = probe.map(|p| move || p.connections());
     let connections = read_connections.as_ref().map(|f| f as &dyn Fn() -> _);
-    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections };
+    let native_turn = pages.map(|p| move |pass, progress: &_| p.borrow_mut().native_turn(pass, progress));
+    let turn = native_turn.as_ref().map(|f| f as &dyn Fn(u32, &progress::Progress));
+    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn };
     runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();
     for (key, driver) in session.cases().into_iter().zip(&mut drivers) {

@@ -28,6 +28,9 @@ pub struct Instruments<'a> {
     /// The embedded server's count of accepted connections (the reading's own included), read around each
     /// warm-up and round; `None` for an external server.
     pub connections: Option<&'a dyn Fn() -> Option<u64>>,
+    /// Where the runner waits for the native clients' turn at each pass of a run shared with browser pages
+    /// (`Pages::native_turn`; it hears their progress meanwhile); `None` for a run of its own.
+    pub turn: Option<&'a dyn Fn(u32, &Progress)>,
 }
 
 /// Counts the connections a step of a case opened: the server's count before and after, less the probe's
@@ -77,6 +80,11 @@ pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &I
                 let after = inst.handshakes.and_then(|read| read());
                 if let (Some(before), Some(after)) = (before, after) {
                     session.record_handshakes(case, &crate::server::handshakes::since(&before, &after));
+                }
+            }
+            Step::Turn { pass } => {
+                if let Some(turn) = inst.turn {
+                    turn(pass, progress);
                 }
             }
             Step::Done => break,
@@ -271,7 +279,8 @@ mod tests {
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
         let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
+        let inst =
+            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
@@ -298,7 +307,8 @@ mod tests {
         let clock = MockClock::new();
         let stop = AtomicBool::new(false);
         let cpu = || None;
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
+        let inst =
+            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
         let out =
             drive(plan, &["a", "b"], &mut [Box::new(StopAfter(5, &stop)), Box::new(StopAfter(100, &stop))], &inst);
@@ -317,7 +327,8 @@ mod tests {
         let stop = AtomicBool::new(false);
         // The client burns 60% of the wall time in user mode and 20% in the kernel.
         let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
-        let inst = Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
+        let inst =
+            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
@@ -393,7 +404,7 @@ mod batched_tests {
     fn run_fake(plan: Plan, fake: &mut Fake<'_>) -> httpbench_shared::Report {
         let (clock, stop) = (fake.clock, AtomicBool::new(false));
         let cpu = || None;
-        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None };
+        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let mut session =
             Session::new(plan, Matrix::new(EnvironmentKind::Native, vec!["fake".into()], vec![Mode::Reuse]), None);
         let mut drivers: Vec<Box<dyn Driver + '_>> = vec![Box::new(std::mem::replace(

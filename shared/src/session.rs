@@ -72,6 +72,14 @@ pub enum Step {
         /// How much this round may use.
         budget: RoundBudget,
     },
+    /// Pass `pass` of the plan begins ([`Plan::pass_of`]: a round of every case when the rounds interleave,
+    /// the whole plan when they do not). Only a session that [takes turns](Session::take_turns) hands this out:
+    /// its front end waits here until the other sides of the run (the native clients, each browser engine)
+    /// have had their turn at the pass before ([`Turns`]), then asks for the next step.
+    Turn {
+        /// 0-based pass number.
+        pass: u32,
+    },
     /// Nothing left (or the run was stopped): take the report with [`Session::finish`].
     Done,
 }
@@ -139,6 +147,9 @@ pub struct Session {
     next_warmup: usize,
     next_round: usize,
     stopped: bool,
+    /// Whether the session hands out [`Step::Turn`]s, and the last one it handed out.
+    turns: bool,
+    last_turn: Option<u32>,
 }
 
 impl Session {
@@ -162,7 +173,26 @@ impl Session {
             .collect();
         let order = plan.order(cases.len());
         let plan = Plan { rounds: plan.rounds.max(1), ..plan };
-        Session { plan, matrix, skipped, timeout, cases, order, next_warmup: 0, next_round: 0, stopped: false }
+        Session {
+            plan,
+            matrix,
+            skipped,
+            timeout,
+            cases,
+            order,
+            next_warmup: 0,
+            next_round: 0,
+            stopped: false,
+            turns: false,
+            last_turn: None,
+        }
+    }
+
+    /// Share the plan's passes with the other sides of one run (the native clients and the browser engines,
+    /// each with its own session): from now on the session hands out a [`Step::Turn`] before each pass's first
+    /// round, where its front end waits for its turn, so the sides' rounds interleave as its own cases' do.
+    pub fn take_turns(&mut self) {
+        self.turns = true;
     }
 
     /// Case `case`'s name for progress and messages: `client/mode`, then a part for each dimension with
@@ -199,8 +229,9 @@ impl Session {
         self.plan.warmup.saturating_mul(self.cases.len() as u64)
     }
 
-    /// What to do next: every case's warm-up first, then the rounds in plan order, then [`Step::Done`]. Steps
-    /// of an [aborted](Session::abort) case are left out.
+    /// What to do next: every case's warm-up first, then the rounds in plan order (each pass announced by a
+    /// [`Step::Turn`] when the session [takes turns](Session::take_turns)), then [`Step::Done`]. Steps of an
+    /// [aborted](Session::abort) case are left out.
     pub fn next_step(&mut self) -> Step {
         if self.stopped {
             return Step::Done;
@@ -213,12 +244,19 @@ impl Session {
             }
         }
         while let Some(&(case, round)) = self.order.get(self.next_round) {
+            if self.cases[case].aborted.is_some() {
+                self.next_round += 1;
+                continue;
+            }
+            let pass = self.plan.pass_of(round);
+            if self.turns && self.last_turn != Some(pass) {
+                self.last_turn = Some(pass);
+                return Step::Turn { pass };
+            }
             self.next_round += 1;
             let c = &mut self.cases[case];
-            if c.aborted.is_none() {
-                c.round_start = c.recorder.iterations();
-                return Step::Round { case, round, budget: self.plan.round_budget(round) };
-            }
+            c.round_start = c.recorder.iterations();
+            return Step::Round { case, round, budget: self.plan.round_budget(round) };
         }
         Step::Done
     }
@@ -422,9 +460,11 @@ fn suite(seen: &[Handshakes]) -> Option<String> {
 mod matrix;
 mod plan;
 mod targets;
+mod turns;
 pub use matrix::Matrix;
 pub use plan::{Budget, Limits, Plan, PlanError, PlanField, RoundBudget, Spelling};
 pub use targets::Targets;
+pub use turns::Turns;
 
 #[cfg(test)]
 mod tests;

@@ -89,9 +89,13 @@ fn results_and_status_are_taken_only_from_the_pages_own_origin_and_allowed_ones(
         assert!(head.starts_with("http/1.1 204"), "{head}");
     }
     assert_eq!(files_in(&results), 3);
-    // The quiet server still tells its parent where each file is, whole path included.
-    let lines = s.stdout_until("page progress 1/2", 10);
-    assert!(lines.iter().any(|l| l.starts_with(&format!("saved {}", results.display()))), "{lines:?}");
+    // The quiet server still tells its parent where each file is, whole path included (`-`: a page that named
+    // itself by no id).
+    let lines = s.stdout_until("page - progress 1/2", 10);
+    assert!(lines.iter().any(|l| l.starts_with(&format!("saved - {}", results.display()))), "{lines:?}");
+    // Nor can another site's page take a turn of a run, or announce that a page waits for one.
+    let (head, _) = send(&s.url, "GET", "/turn?page=chromium&pass=0", &host, Some("http://evil.example"), "", b"");
+    assert!(head.starts_with("http/1.1 403"), "{head}");
 }
 
 #[test]

@@ -117,12 +117,20 @@ impl CaseRun {
     }
 }
 
+/// Waits for the page's turn at a pass, in a run whose passes it shares with other sides (the native clients,
+/// other browser engines): the page's link to `httpbench serve` asks for it.
+pub type TakeTurn<'a> = &'a dyn Fn(u32) -> std::pin::Pin<Box<dyn Future<Output = ()>>>;
+
 /// Measure every case of `settings`' matrix, each requesting its own target; `progress` hears about each
-/// stage and, inside a round, at most once per [`PROGRESS_INTERVAL`]. A cancel keeps what was measured
+/// stage and, inside a round, at most once per [`PROGRESS_INTERVAL`]. A page with an id in a run
+/// (`settings.page`) waits for its turn at each pass with `turn`. A cancel keeps what was measured
 /// (`Finished::stopped`).
-pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
+pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Progress), turn: TakeTurn<'_>) -> Finished {
     let environment = browser::environment(&settings.matrix.clients);
-    let session = Session::new(settings.plan, settings.matrix.clone(), Some(settings.timeout));
+    let mut session = Session::new(settings.plan, settings.matrix.clone(), Some(settings.timeout));
+    if settings.page.is_some() {
+        session.take_turns();
+    }
     // The run's start in ms: the server counts per tag for its whole life, so each run tags its cases anew.
     let run = js_sys::Date::now() as u64;
     let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
@@ -147,6 +155,8 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
                 runner.round(&cases[case], case, budget, true).await;
                 runner.meter.round_done();
             }
+            // Said to nobody: a status posted now could reach the server during another side's pass.
+            Step::Turn { pass } => turn(pass).await,
             Step::Done => break,
         }
     }

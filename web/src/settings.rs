@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::{
-    browser_clients, parse_client_list, parse_concurrency, parse_delays, parse_duration, parse_sizes, parse_timeout,
-    HttpChoice, Modes, PageQuery,
+    browser_clients, check_page_id, parse_client_list, parse_concurrency, parse_delays, parse_duration, parse_sizes,
+    parse_timeout, HttpChoice, Modes, PageQuery,
 };
 use httpbench_shared::session::{Budget, Limits, Matrix, Plan, Spelling, Targets};
 use httpbench_shared::EnvironmentKind;
@@ -46,6 +46,9 @@ pub struct RunSettings {
     pub matrix: Matrix,
     /// Every request's deadline.
     pub timeout: Duration,
+    /// The page's id in a run of `httpbench run --browser`: it takes its turn at each pass with the run's other
+    /// sides, and names itself in its posts.
+    pub page: Option<String>,
 }
 
 /// The form's raw values (strings, as typed), before checking.
@@ -81,6 +84,8 @@ pub struct RawSettings {
     pub server_delays: String,
     /// Start the run as soon as the page has loaded.
     pub autorun: bool,
+    /// The page's id in a run of `httpbench run --browser` (from the link only).
+    pub page: Option<String>,
 }
 
 impl RawSettings {
@@ -103,6 +108,7 @@ impl RawSettings {
             body_sizes: String::new(),
             server_delays: String::new(),
             autorun: false,
+            page: None,
         }
     }
 
@@ -127,6 +133,7 @@ impl RawSettings {
             body_sizes: or(&query.body_sizes, d.body_sizes),
             server_delays: or(&query.server_delays, d.server_delays),
             autorun: query.autorun,
+            page: query.page.clone(),
         }
     }
 
@@ -144,6 +151,10 @@ impl RawSettings {
             targets: Targets { default: target, per_version },
             plan: self.plan()?,
             timeout: parse_timeout(&self.timeout).map_err(|e| format!("timeout {e}"))?,
+            page: match &self.page {
+                Some(id) => Some(check_page_id(id).map(|()| id.clone())?),
+                None => None,
+            },
         };
         match settings.matrix.cases() {
             (cases, _) if !cases.is_empty() => Ok(settings),

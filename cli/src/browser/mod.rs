@@ -9,24 +9,24 @@ mod binary;
 mod chromium;
 mod firefox;
 mod page;
+mod pages;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use httpbench_shared::model::{Engine, HttpVersion, Pin};
 use httpbench_shared::session::{Matrix, Targets};
-use httpbench_shared::{EnvironmentKind, Report};
+use httpbench_shared::EnvironmentKind;
 
 pub use binary::{find, Binary};
 pub use chromium::CHROMIUM_FLAGS;
 pub use firefox::user_js as firefox_user_js;
+pub use pages::Pages;
 
 use crate::options::{BrowserOptions, RunOptions};
 use crate::placement;
 use crate::process::KillOnDrop;
-use crate::progress::Progress;
 use crate::server::spawned::ChildServer;
 use crate::usage::Usage;
 
@@ -179,36 +179,4 @@ pub struct BrowserPlacement {
     pin: Pin,
     cpus: Vec<usize>,
     server_cpus: Option<Vec<usize>>,
-}
-
-/// One engine's part of the browser half of `run --browser`: one page run of the whole plan in `binary`,
-/// headless, on our server; the page's report as it posted it, with where the browser ran (which only the CLI
-/// knows). A plan the page refused is a [`Usage`] error with the page's message.
-pub fn run(
-    options: &RunOptions,
-    b: &BrowserOptions,
-    binary: &Binary,
-    targets: &BrowserTargets<'_>,
-    placed: Option<BrowserPlacement>,
-    stop: &AtomicBool,
-) -> anyhow::Result<Report> {
-    let matrix = matrix(options, b);
-    let targets_of_cases = targets.targets();
-    let plan =
-        page::PagePlan { plan: &options.plan, matrix: &matrix, targets: &targets_of_cases, timeout: options.timeout };
-    let (pins, cas) = (targets.pins(), targets.cas());
-    let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
-    let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas };
-    let progress = Progress::stages(options.progress);
-    let name = launch.name();
-    progress.stage(&format!("{name}: starting"));
-    let on_progress = |stage: &str| progress.stage(&format!("{name}: {stage}"));
-    let url = plan.url(&targets.server.url);
-    let run = page::run(&launch, &url, targets.server.events(), options.timeout, stop, &on_progress);
-    progress.finish();
-    let page::PageResult { mut report, cpus } = run?;
-    if let Some(p) = placed {
-        report.environment.placement = Some(placement::record(p.pin, cpus, p.server_cpus));
-    }
-    Ok(report)
 }

@@ -1,24 +1,17 @@
-//! One page run of `run --browser`: the run's whole plan in the page's query string (shared's [`PageQuery`]:
-//! every dimension, interleaving, the timeout, the targets per HTTP version), a headless browser on it, and the
-//! wait for the page's word through the embedded server ([`ServerEvent`]): its progress, a refusal of the plan,
-//! or its result file. The wait is bounded by the page's silence, not by a guess of how long the run takes: a
-//! page that says nothing for [`silence_limit`] is an error naming what it last said.
+//! One page of `run --browser`: the run's whole plan in the page's query string (shared's [`PageQuery`]: every
+//! dimension, interleaving, the timeout, the targets per HTTP version, and the page's id in the run), how long
+//! a busy page may say nothing, and the report read from the file it posted. [`super::pages`] starts the pages
+//! and waits for them, bounded by each page's silence, not by a guess of how long the run takes.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use httpbench_shared::parse::parse_reports;
-use httpbench_shared::protocol::{timeout_text, HttpChoice, Modes, PageQuery, PageStatus};
+use httpbench_shared::protocol::{timeout_text, HttpChoice, Modes, PageQuery};
 use httpbench_shared::session::{Budget, Matrix, Plan, Targets};
 use httpbench_shared::{EnvironmentKind, Report};
 use url::Url;
-
-use super::{tail, Launch};
-use crate::server::spawned::ServerEvent;
-use crate::usage::Usage;
 
 /// What the page runs: the same plan and dimensions as the native cases, for the browser's clients.
 pub struct PagePlan<'a> {
@@ -33,9 +26,9 @@ pub struct PagePlan<'a> {
 }
 
 impl PagePlan<'_> {
-    /// The page's query: the whole plan, and `autorun=1`. Lists are written as the CLI's flags take them, so
-    /// the page reads them with the same parsers.
-    pub fn query(&self) -> PageQuery {
+    /// The query of page `id`: the whole plan, the id it takes its turns and posts by, and `autorun=1`. Lists
+    /// are written as the CLI's flags take them, so the page reads them with the same parsers.
+    pub fn query(&self, id: &str) -> PageQuery {
         let (count, duration) = match self.plan.budget {
             Budget::Count(n) => (Some(n.to_string()), None),
             // Bare seconds: the shared duration parser reads them exactly.
@@ -60,13 +53,14 @@ impl PagePlan<'_> {
             server_delays: list(m.server_delays_ms.iter().flatten().map(|ms| format!("{ms}ms")).collect()),
             autorun: true,
             imports: Vec::new(),
+            page: Some(id.to_string()),
         }
     }
 
-    /// The page's URL on `server` (`/app/`) with the plan in its query string.
-    pub fn url(&self, server: &Url) -> String {
+    /// Page `id`'s URL on `server` (`/app/`) with the plan in its query string.
+    pub fn url(&self, server: &Url, id: &str) -> String {
         let page = server.join("app/").map(|u| u.to_string()).unwrap_or_default();
-        format!("{page}?{}", self.query().to_query())
+        format!("{page}?{}", self.query(id).to_query())
     }
 }
 
@@ -77,64 +71,8 @@ pub fn silence_limit(timeout: Duration) -> Duration {
     Duration::from_secs(60) + timeout
 }
 
-/// What a page run produced.
-pub struct PageResult {
-    /// The page's report, read once from the file the server saved.
-    pub report: Report,
-    /// The CPUs the browser could run on, read back from the OS after it started (Linux).
-    pub cpus: Option<Vec<usize>>,
-}
-
-/// Open `page_url` in the headless browser `launch` starts and wait for the page's result (a [`ServerEvent::Saved`] on `events`);
-/// `on_progress` hears each progress the page reports. A refusal of the plan is a [`Usage`] error with the
-/// page's message. Bounded by the page's silence ([`silence_limit`] of `timeout`), the browser's exit and `stop`.
-pub fn run(
-    launch: &Launch<'_>,
-    page_url: &str,
-    events: &Receiver<ServerEvent>,
-    timeout: Duration,
-    stop: &AtomicBool,
-    on_progress: &dyn Fn(&str),
-) -> anyhow::Result<PageResult> {
-    let name = launch.name();
-    // Removed with the run (the log inside it too, once read).
-    let profile = tempfile::tempdir().with_context(|| format!("cannot create a {name} profile folder"))?;
-    let log_path = profile.path().join(format!("{name}.log"));
-    let mut browser = launch.start(page_url, profile.path(), &log_path)?;
-    let cpus = crate::placement::process_cpus(browser.id()).ok();
-    let limit = silence_limit(timeout);
-    let (mut last_word, mut last_said) = (Instant::now(), "nothing yet".to_string());
-    loop {
-        // The wake-up only bounds how soon a Ctrl-C, the browser's exit or the page's silence is noticed.
-        match events.recv_timeout(Duration::from_millis(250)) {
-            Ok(ServerEvent::Saved(file)) => return Ok(PageResult { report: browser_report(&file)?, cpus }),
-            Ok(ServerEvent::Page(PageStatus::Refused(reason))) => {
-                return Err(Usage(format!("the page refused the plan: {reason}")).into());
-            }
-            Ok(ServerEvent::Page(PageStatus::Progress(stage))) => {
-                on_progress(&stage);
-                (last_word, last_said) = (Instant::now(), stage);
-            }
-            Err(RecvTimeoutError::Disconnected) => bail!("the embedded server exited before the page finished"),
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        if stop.load(Ordering::Relaxed) {
-            bail!("interrupted before the browser cases finished");
-        }
-        if let Some(status) = browser.try_wait()? {
-            bail!("{name} exited ({status}) before the page finished; its log:\n{}", tail(&log_path));
-        }
-        if last_word.elapsed() > limit {
-            bail!(
-                "the page said nothing for {} s (last: {last_said}); {name}'s log:\n{}",
-                limit.as_secs(),
-                tail(&log_path)
-            );
-        }
-    }
-}
-
-fn browser_report(file: &Path) -> anyhow::Result<Report> {
+/// The browser cases' report in the result file a page posted.
+pub fn browser_report(file: &Path) -> anyhow::Result<Report> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let reports = parse_reports(&text).with_context(|| format!("the page posted a bad file {}", file.display()))?;
     reports
@@ -162,7 +100,7 @@ mod tests {
             per_version: vec![(HttpVersion::Http11, "https://127.0.0.1:4001/".into())],
         };
         let page = PagePlan { plan: &plan, matrix: &matrix, targets: &targets, timeout: Duration::from_millis(2500) };
-        let url = page.url(&server);
+        let url = page.url(&server, "chromium");
         let (at, query) = url.split_once('?').unwrap();
         assert_eq!(at, "https://127.0.0.1:4000/app/");
         let q = PageQuery::parse(query);
@@ -180,11 +118,12 @@ mod tests {
         assert_eq!((q.concurrency.as_deref(), q.body_sizes.as_deref()), (Some("1,8"), Some("0,16384")));
         assert_eq!(q.server_delays.as_deref(), Some("5ms"));
         assert!(q.autorun);
+        assert_eq!(q.page.as_deref(), Some("chromium"));
         let timed = Plan { budget: Budget::Duration(Duration::from_millis(2500)), ..plan };
-        let q = PagePlan { plan: &timed, ..page }.query();
+        let q = PagePlan { plan: &timed, ..page }.query("chromium");
         assert_eq!((q.count, q.duration.as_deref()), (None, Some("2.5")));
         let plain = Matrix::new(EnvironmentKind::Browser, vec!["fetch".into()], vec![Mode::Fresh]);
-        let q = PagePlan { matrix: &plain, ..page }.query();
+        let q = PagePlan { matrix: &plain, ..page }.query("chromium");
         assert_eq!((q.body_sizes, q.server_delays, q.http.as_deref()), (None, None, Some("1.1")));
     }
 }

@@ -14,6 +14,7 @@ pub mod spawned;
 mod status;
 mod tags;
 pub mod tls;
+pub mod turn;
 
 use std::convert::Infallible;
 use std::io::Write;
@@ -31,13 +32,23 @@ use hyper::{Method, Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
-/// With `--quiet`, the server prints this and the file's path on stdout for every result file it saved: the
-/// line `run --browser` waits for (it reads the child server's stdout).
+/// With `--quiet`, the server prints this, the posting page's id ([`page_id`]) and the file's path on stdout
+/// for every result file it saved: the line `run --browser` waits for (it reads the child server's stdout).
 pub const SAVED_LINE: &str = "saved ";
 
-/// With `--quiet`, the server prints this and the page's status (shared's `PageStatus`, one line) on stdout
-/// for every status the page posts: how `run --browser` hears the page's progress and refusals.
+/// With `--quiet`, the server prints this, the page's id and its status (shared's `PageStatus`, one line) on
+/// stdout for every status a page posts: how `run --browser` hears its pages' progress and refusals.
 pub const STATUS_LINE: &str = "page ";
+
+/// With `--quiet`, the server prints this, the page's id and a pass on stdout when a page waits for its turn
+/// at that pass ([`turn`]).
+pub const TURN_LINE: &str = "turn ";
+
+/// The id a page's post or turn request names itself by (`page=ID`), or `-` for a page that names none (one
+/// opened by hand).
+pub fn page_id(query: Option<&str>) -> &str {
+    httpbench_shared::protocol::asked_page(query).unwrap_or("-")
+}
 
 /// Checked options of `httpbench serve`.
 #[derive(Debug, Clone)]
@@ -99,6 +110,8 @@ pub struct State {
     pub origins: origin::Policy,
     /// What this server may still write into the results folder.
     pub quota: quota::Quota,
+    /// The pages waiting for their turn, and the turns the parent handed out.
+    pub gate: Arc<turn::Gate>,
 }
 
 /// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
@@ -163,6 +176,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             tags: Default::default(),
             origins: origin::Policy { allowed: options.allowed_origins.clone(), tls: scheme == "https" },
             quota: Default::default(),
+            gate: turn::Gate::new(options.quiet),
         });
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
@@ -233,6 +247,17 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
     let own_endpoint = path == "/results" || path == httpbench_shared::protocol::STATUS_PATH;
     if own_endpoint && matches!(*req.method(), Method::POST | Method::OPTIONS) {
         return posted(&state, req).await;
+    }
+    if is_read && path == httpbench_shared::protocol::TURN_PATH {
+        // Only the pages that may post their status may take turns: another site's page cannot hold a run up.
+        let verdict = state.origins.judge(&req);
+        let mut res = match &verdict {
+            origin::Verdict::Refused(reason) => results::reply(hyper::StatusCode::FORBIDDEN, reason),
+            _ => state.gate.answer(req.uri().query()).await,
+        };
+        origin::cors(&mut res, &verdict);
+        res.headers_mut().insert(header::SERVER, HeaderValue::from_static("httpbench"));
+        return res;
     }
     if is_read && path.starts_with("/results/") {
         // The user's results: readable cross-origin only by the origins that may post them.

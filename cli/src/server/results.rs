@@ -29,6 +29,7 @@ const MAX_SAVED_BYTES: u64 = 4 * MAX_BYTES as u64;
 
 /// Accept one posted result file.
 pub async fn accept(state: &State, req: Request<Incoming>) -> Response<TargetBody> {
+    let page = super::page_id(req.uri().query()).to_string();
     let too_large = || reply(StatusCode::PAYLOAD_TOO_LARGE, &format!("result files are limited to {MAX_BYTES} bytes"));
     let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
     if declared.is_some_and(|n| n > MAX_BYTES) {
@@ -59,7 +60,7 @@ pub async fn accept(state: &State, req: Request<Incoming>) -> Response<TargetBod
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if state.quiet {
                 // The parent's signal that a result landed, with the whole path: the parent reads the file.
-                say(&format!("{}{}\n", super::SAVED_LINE, path.display()));
+                say(&format!("{}{page} {}\n", super::SAVED_LINE, path.display()));
             } else {
                 say(&summary(&reports, &format!("saved {}", path.display())));
             }

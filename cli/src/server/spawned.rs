@@ -1,13 +1,16 @@
 //! The target server as a child process of `httpbench run`: started from this same binary, its address read
-//! from the first line it prints, then every `saved PATH` line it prints when the page posts a result and
-//! every `page STATUS` line when the page posts its status, handed over a channel as [`ServerEvent`]s (so
-//! `run --browser` hears of the page's progress, refusal or result the moment it lands, without polling).
-//! Killed when the run ends, and by the kernel if the parent dies first.
+//! from the first line it prints, then every `saved ID PATH` line it prints when a page posts a result, every
+//! `page ID STATUS` line when a page posts its status and every `turn ID PASS` line when a page waits for its
+//! turn, handed over a channel as [`ServerEvent`]s (so `run --browser` hears of its pages' progress, refusals,
+//! turns and results the moment they land, without polling). A page is let go by a `go ID PASS` line on the
+//! server's stdin ([`ChildServer::let_go`]). Killed when the run ends, and by the kernel if the parent dies
+//! first.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
+use std::sync::Mutex;
 
 use anyhow::{bail, Context};
 use httpbench_shared::protocol::PageStatus;
@@ -25,24 +28,52 @@ pub struct ChildServer {
     /// Over HTTPS: the SPKI pin of its key (what Chromium is told to accept).
     pub pin: Option<String>,
     events: Receiver<ServerEvent>,
+    /// Where the turns are handed out (`go ID PASS` lines).
+    stdin: Mutex<ChildStdin>,
 }
 
-/// What the server tells its parent about the page it serves.
+/// What the server tells its parent about the pages it serves, each named by the id it was given (`page=ID`
+/// in its query; `None` for a page that gave none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerEvent {
-    /// The page posted a result file, saved here.
-    Saved(PathBuf),
-    /// The page posted its status.
-    Page(PageStatus),
+    /// A page posted a result file, saved here.
+    Saved {
+        /// The page.
+        page: Option<String>,
+        /// The saved file.
+        file: PathBuf,
+    },
+    /// A page posted its status.
+    Page {
+        /// The page.
+        page: Option<String>,
+        /// What it said.
+        status: PageStatus,
+    },
+    /// A page waits for its turn at this pass.
+    Turn {
+        /// The page.
+        page: String,
+        /// The pass it waits to begin.
+        pass: u32,
+    },
 }
 
 impl ServerEvent {
     /// The event a line of the server's stdout tells, if any.
     fn of_line(line: &str) -> Option<ServerEvent> {
-        if let Some(path) = line.strip_prefix(super::SAVED_LINE) {
-            return Some(ServerEvent::Saved(PathBuf::from(path)));
+        let named = |rest: &str| {
+            let (id, rest) = rest.split_once(' ')?;
+            Some(((id != "-").then(|| id.to_string()), rest.to_string()))
+        };
+        if let Some((page, path)) = line.strip_prefix(super::SAVED_LINE).and_then(named) {
+            return Some(ServerEvent::Saved { page, file: PathBuf::from(path) });
         }
-        line.strip_prefix(super::STATUS_LINE).and_then(PageStatus::parse).map(ServerEvent::Page)
+        if let Some((page, pass)) = line.strip_prefix(super::TURN_LINE).and_then(named) {
+            return Some(ServerEvent::Turn { page: page?, pass: pass.parse().ok()? });
+        }
+        let (page, status) = line.strip_prefix(super::STATUS_LINE).and_then(named)?;
+        Some(ServerEvent::Page { page, status: PageStatus::parse(&status)? })
     }
 }
 
@@ -52,7 +83,7 @@ impl ChildServer {
     pub fn start(cpu: Option<usize>, extra: &[std::ffi::OsString]) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
         let mut cmd = Command::new(exe);
-        cmd.args(["serve", "--port", "0", "--threads", "1", "--quiet"]).stdin(Stdio::null()).stdout(Stdio::piped());
+        cmd.args(["serve", "--port", "0", "--threads", "1", "--quiet"]).stdin(Stdio::piped()).stdout(Stdio::piped());
         if let Some(cpu) = cpu {
             cmd.args(["--cpu", &cpu.to_string()]);
         }
@@ -60,6 +91,7 @@ impl ChildServer {
         die_with_parent(&mut cmd);
         let mut child = KillOnDrop::spawn(&mut cmd).context("cannot start the embedded server process")?;
         let stdout = child.stdout.take().context("the server process has no stdout")?;
+        let stdin = Mutex::new(child.stdin.take().context("the server process has no stdin")?);
         let mut lines = BufReader::new(stdout);
         let url = read_url(&mut lines)?;
         let (ca, pin) = match url.scheme() {
@@ -78,7 +110,7 @@ impl ChildServer {
                 }
             }
         });
-        Ok(ChildServer { child, url, ca, pin, events })
+        Ok(ChildServer { child, url, ca, pin, events, stdin })
     }
 
     /// The child's process id (for CPU placement and diagnostics).
@@ -86,9 +118,17 @@ impl ChildServer {
         self.child.id()
     }
 
-    /// What the server heard from the page, in order: its statuses and the result files it saved.
+    /// What the server heard from its pages, in order: their statuses, turns and the result files it saved.
     pub fn events(&self) -> &Receiver<ServerEvent> {
         &self.events
+    }
+
+    /// Let page `page` begin pass `pass` (it waits for its turn at the server).
+    pub fn let_go(&self, page: &str, pass: u32) -> anyhow::Result<()> {
+        let mut stdin = self.stdin.lock().map_err(|_| anyhow::anyhow!("the server's stdin is poisoned"))?;
+        writeln!(stdin, "{}{page} {pass}", super::turn::GO_LINE)
+            .and_then(|()| stdin.flush())
+            .context("cannot reach the embedded server to let a page go")
     }
 }
 
@@ -109,5 +149,29 @@ fn read_after(lines: &mut BufReader<ChildStdout>, prefix: &str) -> anyhow::Resul
     match line.trim().strip_prefix(prefix) {
         Some(value) => Ok(value.to_string()),
         None => bail!("the embedded server printed {:?} where {prefix:?} was expected", line.trim()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_line_a_child_server_prints_names_its_page() {
+        let line = |l: &str| ServerEvent::of_line(l);
+        let chromium = Some("chromium".to_string());
+        assert_eq!(
+            line("saved chromium /tmp/a b.json"),
+            Some(ServerEvent::Saved { page: chromium.clone(), file: "/tmp/a b.json".into() })
+        );
+        assert_eq!(line("saved - /tmp/x.json"), Some(ServerEvent::Saved { page: None, file: "/tmp/x.json".into() }));
+        assert_eq!(
+            line("page chromium progress round 1/3"),
+            Some(ServerEvent::Page { page: chromium, status: PageStatus::Progress("round 1/3".into()) })
+        );
+        assert_eq!(line("turn firefox 2"), Some(ServerEvent::Turn { page: "firefox".into(), pass: 2 }));
+        for bad in ["turn - 2", "turn firefox x", "page chromium hello", "saved", "listening on x"] {
+            assert_eq!(line(bad), None, "{bad}");
+        }
     }
 }

@@ -16,6 +16,7 @@ use super::results::reply;
 
 /// Take one status.
 pub async fn accept(quiet: bool, req: Request<Incoming>) -> Response<TargetBody> {
+    let page = super::page_id(req.uri().query()).to_string();
     let body: Bytes = match Limited::new(req.into_body(), MAX_STATUS_BYTES).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
@@ -27,7 +28,7 @@ pub async fn accept(quiet: bool, req: Request<Incoming>) -> Response<TargetBody>
     };
     if quiet {
         // The parent's signal; a parent that went away must not fail the page.
-        let _ = crate::output::print(&format!("{}{}\n", super::STATUS_LINE, status.to_body()));
+        let _ = crate::output::print(&format!("{}{page} {}\n", super::STATUS_LINE, status.to_body()));
     } else if let PageStatus::Refused(reason) = &status {
         eprintln!("httpbench serve: the page refused its plan: {reason}");
     }

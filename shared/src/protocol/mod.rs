@@ -1,7 +1,7 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
 //! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
 //! durations as typed, the bound on a client's name, the tags that count a case's connections, the page's
-//! query string (to and from, imports included) and the share links that carry a result file (`#r=`). One home
+//! query string (to and from, imports included), the turns a page takes in a run with other sides, and the share links that carry a result file (`#r=`). One home
 //! for each, tested natively, used by both front ends.
 
 mod clients;
@@ -15,6 +15,7 @@ mod names;
 mod query;
 pub mod share;
 mod status;
+mod turn;
 
 pub use clients::{
     browser_clients, cannot_run_at, cannot_run_fresh, cannot_speak, client, clients_of, native_clients,
@@ -34,3 +35,4 @@ pub use modes::Modes;
 pub use names::{check_name, shown, MAX_NAME_CHARS};
 pub use query::PageQuery;
 pub use status::{PageStatus, MAX_STATUS_BYTES, STATUS_PATH};
+pub use turn::{asked_page, asked_turn, check_page_id, page_path, turn_query, TurnAnswer, TURN_HOLD, TURN_PATH};

@@ -1,6 +1,6 @@
 //! The page's query string: the whole plan of a run (`target` and a target per HTTP version, `n`,
 //! `duration`, `warmup`, `rounds`, `interleave`, `timeout`, `clients`, `mode`, `http`, `c`, `size`, `delay`),
-//! `autorun=1` to start at once, and `import=URL` for result files to load. `httpbench run --browser` writes it
+//! `autorun=1` to start at once, `import=URL` for result files to load, and `page=ID`, the name a run gives it. `httpbench run --browser` writes it
 //! and the page reads it, both through [`PageQuery`], on `form_urlencoded`. Values stay text as typed: the
 //! page checks them like its form's, so a bad link gets the form's error message.
 
@@ -42,6 +42,9 @@ pub struct PageQuery {
     pub autorun: bool,
     /// URLs of result files to import at start (`import=` repeated, or comma-separated).
     pub imports: Vec<String>,
+    /// The page's id in a run of `httpbench run --browser` (`page=chromium`): it takes its turns at each pass
+    /// ([`super::turn_query`]) and names itself in its posts.
+    pub page: Option<String>,
 }
 
 impl PageQuery {
@@ -65,6 +68,7 @@ impl PageQuery {
                 "c" => q.concurrency = Some(value),
                 "size" => q.body_sizes = Some(value),
                 "delay" => q.server_delays = Some(value),
+                "page" => q.page = Some(value),
                 "autorun" => q.autorun = value == "1" || value == "true",
                 "import" => q.imports.extend(value.split(',').filter(|u| !u.is_empty()).map(str::to_string)),
                 other => {
@@ -101,6 +105,7 @@ impl PageQuery {
             ("c", &self.concurrency),
             ("size", &self.body_sizes),
             ("delay", &self.server_delays),
+            ("page", &self.page),
         ];
         for (key, value) in fields {
             if let Some(v) = value {
@@ -144,6 +149,7 @@ mod tests {
             server_delays: Some("5ms".into()),
             autorun: true,
             imports: vec!["/results/a b.json".into(), "http://h/r.json?v=1&w=2".into()],
+            page: Some("firefox".into()),
         }
     }
 

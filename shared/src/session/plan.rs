@@ -62,6 +62,16 @@ impl Plan {
         }
     }
 
+    /// The pass round `round` belongs to: the round itself when the rounds interleave (pass `r` is round `r`
+    /// of every case), else 0 (the whole plan is one pass, case after case).
+    pub fn pass_of(&self, round: u32) -> u32 {
+        if self.interleave {
+            round
+        } else {
+            0
+        }
+    }
+
     /// The (case index, round) pairs in the order they run.
     pub(super) fn order(&self, cases: usize) -> Vec<(usize, u32)> {
         let rounds = self.rounds.max(1);

@@ -64,6 +64,7 @@ impl<'a> Front<'a> {
                     }
                     session.end_round(case, self.clock.now() - start, cpu);
                 }
+                Step::Turn { pass } => self.log.push_str(&format!("|{pass}|")),
                 Step::Done => break,
             }
         }
@@ -217,6 +218,7 @@ fn an_aborted_case_keeps_what_it_measured_says_why_and_the_others_go_on() {
                     session.abort(case, "a: later".into());
                 }
             }
+            Step::Turn { .. } => unreachable!("a session alone takes no turns"),
             Step::Done => break,
         }
     }
@@ -405,4 +407,38 @@ fn scans_make_a_case_per_level_and_record_it() {
     let rows: Vec<String> =
         crate::view::rows(&[crate::view::Source::new(&report)]).into_iter().map(|r| r.label).collect();
     assert_eq!(rows, ["curl/c1", "curl/c16", "perl-lwp/c1"], "the renderers name the same parts");
+}
+
+#[test]
+fn a_session_that_takes_turns_stops_at_each_pass_after_the_warm_ups() {
+    let clock = MockClock::new();
+    let mut session = new_session(plan(Budget::Count(2), 1, 2, true), two_clients(), vec![Mode::Reuse], None);
+    session.take_turns();
+    let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
+    front.drive(&mut session, None);
+    assert_eq!(front.log, "ab|0|AB|1|AB", "a pass is a round of every case");
+    let out = session.finish(header());
+    assert!(!out.stopped);
+    assert_eq!(out.report.cases[0].rounds.len(), 2, "a turn is no round");
+
+    let mut whole = new_session(plan(Budget::Count(2), 0, 2, false), two_clients(), vec![Mode::Reuse], None);
+    whole.take_turns();
+    let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
+    front.drive(&mut whole, None);
+    assert_eq!(front.log, "|0|AABB", "without interleaving the whole plan is one pass");
+
+    let mut alone = new_session(plan(Budget::Count(2), 0, 2, true), two_clients(), vec![Mode::Reuse], None);
+    let mut front = Front::new(&clock, vec![vec![10], vec![10]]);
+    front.drive(&mut alone, None);
+    assert_eq!(front.log, "ABAB", "a session alone takes no turns");
+}
+
+#[test]
+fn a_pass_whose_cases_were_all_aborted_takes_no_turn() {
+    let mut session = new_session(plan(Budget::Count(2), 0, 2, true), vec!["a".into()], vec![Mode::Reuse], None);
+    session.take_turns();
+    assert_eq!(session.next_step(), Step::Turn { pass: 0 });
+    let Step::Round { case, .. } = session.next_step() else { panic!("a round") };
+    session.abort(case, "broken".into());
+    assert_eq!(session.next_step(), Step::Done, "no turn for a pass with nothing left to run");
 }

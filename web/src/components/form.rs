@@ -74,6 +74,7 @@ impl FormState {
             body_sizes: self.body_sizes.get_untracked(),
             server_delays: self.server_delays.get_untracked(),
             autorun: false,
+            page: self.initial.with_value(|i| i.page.clone()),
         }
     }
 }

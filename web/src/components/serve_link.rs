@@ -10,12 +10,13 @@ use std::rc::Rc;
 
 use gloo_net::http::Request;
 use httpbench_shared::model::Report;
-use httpbench_shared::protocol::PageStatus;
+use httpbench_shared::protocol::{self, PageStatus};
 use httpbench_shared::Source;
 use leptos::prelude::*;
 
 use super::import_export::import_text;
 use super::PageState;
+use crate::clients::js_fetch;
 
 /// `serve.json`, `{"results": "/results", ...}`: the path of the results endpoint (a struct, not a
 /// `serde_json::Value`, which would bring a second copy of every deserializer into the page).
@@ -32,7 +33,13 @@ thread_local! {
     static DESCRIPTION: RefCell<Option<Option<Rc<ServeDescription>>>> = const { RefCell::new(None) };
     /// When the last progress was posted (ms since the epoch).
     static LAST_PROGRESS_MS: Cell<f64> = const { Cell::new(0.0) };
+    /// Status posts still in flight.
+    static POSTING: Cell<u32> = const { Cell::new(0) };
 }
+
+/// How many times a page asks for its turn before it goes on without one: each ask is held up to
+/// `TURN_HOLD` (a minute), so two hours of other sides' passes.
+const MAX_TURN_ASKS: u32 = 120;
 
 /// Least time between two progress posts: the CLI's wait allows a minute of silence, and each post is a
 /// request beside the measured ones.
@@ -53,8 +60,9 @@ async fn description() -> Option<Rc<ServeDescription>> {
 }
 
 /// Tell `httpbench serve` how the run goes, if it served the page: a refusal at once, progress at most every
-/// [`PROGRESS_POST_MS`]. Best effort: nothing on the page waits for it.
-pub async fn post_status(status: PageStatus) {
+/// [`PROGRESS_POST_MS`], named by the page's id in a run (`page`). Best effort: nothing on the page waits for
+/// it.
+pub async fn post_status(page: Option<String>, status: PageStatus) {
     if let PageStatus::Progress(_) = status {
         let now = js_sys::Date::now();
         if now - LAST_PROGRESS_MS.get() < PROGRESS_POST_MS {
@@ -63,15 +71,47 @@ pub async fn post_status(status: PageStatus) {
         LAST_PROGRESS_MS.set(now);
     }
     let Some(path) = description().await.and_then(|d| d.status.clone()) else { return };
-    if let Ok(request) = Request::post(&path).header("content-type", "text/plain").body(status.to_body()) {
+    POSTING.set(POSTING.get() + 1);
+    if let Ok(request) =
+        Request::post(&named(&path, page.as_deref())).header("content-type", "text/plain").body(status.to_body())
+    {
         let _ = request.send().await;
+    }
+    POSTING.set(POSTING.get() - 1);
+}
+
+/// Wait for page `page`'s turn at pass `pass` in a run of `httpbench run --browser` (shared's turn protocol):
+/// first for its status posts still in flight to land (one that reached the server during another side's
+/// pass would be counted there), then ask the server that served the page until it says `go`. A page with no
+/// id, or no `httpbench serve` to answer, goes on at once; one told to wait [`MAX_TURN_ASKS`] times goes on
+/// too.
+pub async fn take_turn(page: Option<String>, pass: u32) {
+    let Some(page) = page else { return };
+    // Loopback posts land in milliseconds; a second at most.
+    for _ in 0..250 {
+        if POSTING.get() == 0 {
+            break;
+        }
+        crate::browser::yield_now().await;
+    }
+    let hold_ms = protocol::TURN_HOLD.as_millis() as u32;
+    for _ in 0..MAX_TURN_ASKS {
+        let answer = js_fetch::text(&protocol::turn_query(&page, pass), hold_ms + 30_000).await;
+        if protocol::TurnAnswer::parse(&answer) != Some(protocol::TurnAnswer::Wait) {
+            return;
+        }
     }
 }
 
-/// Post `report` to the server that served the page, if it is `httpbench serve`; the outcome for the status
-/// line, or `None` when the page is hosted elsewhere.
-pub async fn post_back(report: &Report) -> Option<String> {
-    let results = description().await?.results.clone();
+/// `path` with the page's id in a run, if it has one.
+fn named(path: &str, page: Option<&str>) -> String {
+    page.map_or_else(|| path.to_string(), |id| protocol::page_path(path, id))
+}
+
+/// Post `report` to the server that served the page, if it is `httpbench serve`, named by the page's id in
+/// a run (`page`); the outcome for the status line, or `None` when the page is hosted elsewhere.
+pub async fn post_back(page: Option<&str>, report: &Report) -> Option<String> {
+    let results = named(&description().await?.results, page);
     let json = httpbench_shared::render::json(&[Source::new(report)]);
     let sent = match Request::post(&results).header("content-type", "application/json").body(json) {
         Ok(request) => request.send().await,

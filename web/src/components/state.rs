@@ -140,7 +140,7 @@ impl PageState {
             Err(e) => {
                 self.refused.set(true);
                 self.message.set(format!("Not started: {e}."));
-                spawn_local(serve_link::post_status(PageStatus::Refused(e)));
+                spawn_local(serve_link::post_status(raw.page, PageStatus::Refused(e)));
             }
         }
     }
@@ -163,14 +163,20 @@ async fn measure(
     progress: RwSignal<Option<Progress>>,
     cancel: StoredValue<Option<Cancel>, LocalStorage>,
 ) -> Finished {
+    let page = settings.page.clone();
     let on_progress = |p: Progress| {
         let line = progress_line(&p);
-        spawn_local(serve_link::post_status(PageStatus::Progress(line.clone())));
+        spawn_local(serve_link::post_status(page.clone(), PageStatus::Progress(line.clone())));
         message.set(line);
         progress.set(Some(p));
     };
-    let out = bench::run(&settings, &stop, &on_progress).await;
-    let posted = serve_link::post_back(&out.report).await.map(|m| format!(" {m}")).unwrap_or_default();
+    let page = settings.page.clone();
+    let turn = move |pass: u32| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+        Box::pin(serve_link::take_turn(page.clone(), pass))
+    };
+    let out = bench::run(&settings, &stop, &on_progress, &turn).await;
+    let posted =
+        serve_link::post_back(settings.page.as_deref(), &out.report).await.map(|m| format!(" {m}")).unwrap_or_default();
     cancel.set_value(None);
     let cases = out.report.cases.len();
     message.set(if out.stopped {

@@ -148,3 +148,11 @@ fn an_https_page_that_reached_nothing_says_why() {
     assert_eq!(unreachable_hint("http:", "http://127.0.0.1:8080/", true), None);
     assert_eq!(unreachable_hint("https:", "http://127.0.0.1:8080/", false), None);
 }
+
+#[test]
+fn a_page_started_by_a_run_keeps_its_id_and_a_bad_one_is_refused() {
+    assert_eq!(from_link("?page=firefox").check().unwrap().page.as_deref(), Some("firefox"));
+    assert_eq!(from_link("").check().unwrap().page, None, "a page opened by hand takes no turns");
+    let e = from_link("?page=a%20b").check().unwrap_err();
+    assert!(e.contains("'a b'") && e.contains("page"), "{e}");
+}

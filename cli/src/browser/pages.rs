@@ -1,0 +1,257 @@
+//! The browser half of `run --browser` as sides of one run with the native clients: every engine's page is
+//! started at once, each runs the whole plan in its own session and waits at each pass for its turn, and
+//! [`Pages`] hands the turns out with shared's [`Turns`]: the native clients (side 0, driven by the CLI's
+//! runner, which calls [`Pages::native_turn`] at each of its passes) first, then each engine in the order
+//! named. So round r of every side runs before round r + 1 of any, one side at a time, and drift of the
+//! machine hits native and browser cases alike. Without interleaving each side's plan is one pass: the sides
+//! run whole, one after another, as before.
+//!
+//! Every wait is bounded: a busy page (starting, warming up, running its pass) that says nothing for
+//! [`page::silence_limit`] fails with what it last said; a waiting page is silent by design. A page that
+//! fails, exits or refuses its plan is done: the others go on and keep their turns.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use httpbench_shared::model::Engine;
+use httpbench_shared::protocol::PageStatus;
+use httpbench_shared::session::Turns;
+use httpbench_shared::Report;
+
+use super::{matrix, page, tail, BrowserPlacement, BrowserTargets, Launch};
+use crate::options::{BrowserOptions, RunOptions};
+use crate::process::KillOnDrop;
+use crate::progress::Progress;
+use crate::server::spawned::{ChildServer, ServerEvent};
+use crate::usage::Usage;
+
+/// One engine's page run.
+struct PageRun {
+    engine: Engine,
+    /// Its browser, until the page is done.
+    browser: Option<KillOnDrop>,
+    /// Its profile folder (the log inside it), removed with the run; none for a browser that never started.
+    _profile: Option<tempfile::TempDir>,
+    /// Its log.
+    log: PathBuf,
+    /// The CPUs the browser could run on, read back after it started (Linux).
+    cpus: Option<Vec<usize>>,
+    /// When it last spoke, and what it said.
+    heard: (Instant, String),
+    /// The last pass it was let go for.
+    granted: Option<u32>,
+    /// Its report, or why it has none, once it is done.
+    outcome: Option<anyhow::Result<Report>>,
+}
+
+impl PageRun {
+    fn id(&self) -> &'static str {
+        self.engine.as_str()
+    }
+
+    fn heard(&mut self, what: String) {
+        self.heard = (Instant::now(), what);
+    }
+}
+
+/// The pages of one run and whose turn it is.
+pub struct Pages<'a> {
+    server: &'a ChildServer,
+    pages: Vec<PageRun>,
+    /// Side 0 is the native clients; side `i + 1` is `pages[i]`.
+    turns: Turns,
+    placed: Option<BrowserPlacement>,
+    limit: Duration,
+    progress: bool,
+    stop: &'a AtomicBool,
+}
+
+impl<'a> Pages<'a> {
+    /// Start every engine of `b` headless on the page with the run's whole plan, named by its engine. An
+    /// engine that cannot start is done at once, with the reason.
+    pub fn start(
+        options: &RunOptions,
+        b: &BrowserOptions,
+        targets: &BrowserTargets<'a>,
+        placed: Option<BrowserPlacement>,
+        stop: &'a AtomicBool,
+    ) -> Self {
+        let matrix = matrix(options, b);
+        let targets_of_cases = targets.targets();
+        let plan = page::PagePlan {
+            plan: &options.plan,
+            matrix: &matrix,
+            targets: &targets_of_cases,
+            timeout: options.timeout,
+        };
+        let (pins, cas) = (targets.pins(), targets.cas());
+        let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
+        let mut pages = Vec::new();
+        let mut turns = Turns::new(b.binaries.len() + 1);
+        for (i, binary) in b.binaries.iter().enumerate() {
+            let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas };
+            let url = plan.url(&targets.server.url, binary.engine.as_str());
+            let run = start_page(&launch, &url).unwrap_or_else(|e| failed(binary.engine, e));
+            if run.outcome.is_some() {
+                turns.done(i + 1);
+            }
+            pages.push(run);
+        }
+        let limit = page::silence_limit(options.timeout);
+        Pages { server: targets.server, pages, turns, placed, limit, progress: options.progress, stop }
+    }
+
+    /// The native clients wait at pass `pass`: hand out the turns until theirs comes (or the run is stopped).
+    /// `progress` hears the pages' progress meanwhile.
+    pub fn native_turn(&mut self, pass: u32, progress: &Progress) {
+        self.turns.waiting(0, pass);
+        self.drive(progress, true);
+    }
+
+    /// The native clients are done: run every page to its end; each engine's report, or why it has none.
+    pub fn finish(mut self) -> Vec<(Engine, anyhow::Result<Report>)> {
+        self.turns.done(0);
+        let progress = Progress::stages(self.progress);
+        self.drive(&progress, false);
+        progress.finish();
+        let interrupted = || Err(anyhow::anyhow!("interrupted before the browser cases finished"));
+        self.pages.into_iter().map(|p| (p.engine, p.outcome.unwrap_or_else(interrupted))).collect()
+    }
+
+    /// Hand out turns and hear the pages until the native clients' turn comes (`for_native`) or every page is
+    /// done. Bounded by each busy page's silence, each browser's exit and the stop flag.
+    fn drive(&mut self, progress: &Progress, for_native: bool) {
+        loop {
+            while let Some((side, pass)) = self.turns.grant() {
+                if side == 0 {
+                    return;
+                }
+                let page = &mut self.pages[side - 1];
+                match self.server.let_go(page.id(), pass) {
+                    Ok(()) => {
+                        page.granted = Some(pass);
+                        page.heard(format!("its turn at pass {}", pass + 1));
+                    }
+                    Err(e) => self.fail(side, e),
+                }
+            }
+            if !for_native && self.turns.all_done() {
+                return;
+            }
+            // The wake-up only bounds how soon a Ctrl-C, a browser's exit or a page's silence is noticed.
+            match self.server.events().recv_timeout(Duration::from_millis(250)) {
+                Ok(event) => self.hear(event, progress),
+                Err(RecvTimeoutError::Disconnected) => {
+                    for side in 1..=self.pages.len() {
+                        self.fail(side, anyhow::anyhow!("the embedded server exited before the page finished"));
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            self.check_browsers();
+        }
+    }
+
+    /// Take one word of the server's about a page.
+    fn hear(&mut self, event: ServerEvent, progress: &Progress) {
+        let side = |pages: &[PageRun], id: &str| pages.iter().position(|p| p.id() == id).map(|i| i + 1);
+        match event {
+            ServerEvent::Turn { page, pass } => {
+                let Some(s) = side(&self.pages, &page) else { return };
+                // A request that asked again for a pass already let go is no new wait.
+                if self.pages[s - 1].granted.is_none_or(|g| pass > g) {
+                    self.turns.waiting(s, pass);
+                    self.pages[s - 1].heard(format!("waiting for its turn at pass {}", pass + 1));
+                }
+            }
+            ServerEvent::Page { page: Some(page), status } => {
+                let Some(s) = side(&self.pages, &page) else { return };
+                match status {
+                    PageStatus::Progress(stage) => {
+                        progress.stage(&format!("{page}: {stage}"));
+                        self.pages[s - 1].heard(stage);
+                    }
+                    PageStatus::Refused(reason) => {
+                        self.fail(s, Usage(format!("the page refused the plan: {reason}")).into());
+                    }
+                }
+            }
+            ServerEvent::Saved { page: Some(page), file } => {
+                let Some(s) = side(&self.pages, &page) else { return };
+                let report = page::browser_report(&file).map(|mut report| {
+                    if let Some(p) = &self.placed {
+                        let cpus = self.pages[s - 1].cpus.clone();
+                        report.environment.placement =
+                            Some(crate::placement::record(p.pin, cpus, p.server_cpus.clone()));
+                    }
+                    report
+                });
+                self.end(s, report);
+            }
+            // A page that names itself by no id was not started by this run.
+            ServerEvent::Page { page: None, .. } | ServerEvent::Saved { page: None, .. } => {}
+        }
+    }
+
+    /// Fail each page whose browser exited, or that is busy and said nothing for too long.
+    fn check_browsers(&mut self) {
+        for side in 1..=self.pages.len() {
+            let page = &mut self.pages[side - 1];
+            let name = page.id();
+            let Some(browser) = page.browser.as_mut() else { continue };
+            let error = match browser.try_wait() {
+                Ok(Some(status)) => Some(format!("{name} exited ({status}) before the page finished")),
+                Err(e) => Some(format!("cannot watch {name}: {e}")),
+                Ok(None) if self.turns.is_busy(side) && page.heard.0.elapsed() > self.limit => {
+                    Some(format!("the page said nothing for {} s (last: {})", self.limit.as_secs(), page.heard.1))
+                }
+                Ok(None) => None,
+            };
+            if let Some(error) = error {
+                let log = tail(&page.log);
+                self.fail(side, anyhow::anyhow!("{error}; {name}'s log:\n{log}"));
+            }
+        }
+    }
+
+    /// Page `side` failed with `error` (the first failure is kept).
+    fn fail(&mut self, side: usize, error: anyhow::Error) {
+        self.end(side, Err(error));
+    }
+
+    /// Page `side` is done with `outcome` (the first outcome is kept): its browser is stopped, and it takes no
+    /// more turns.
+    fn end(&mut self, side: usize, outcome: anyhow::Result<Report>) {
+        let page = &mut self.pages[side - 1];
+        if page.outcome.is_none() {
+            page.outcome = Some(outcome);
+        }
+        page.browser = None;
+        self.turns.done(side);
+    }
+}
+
+/// Start `launch`'s browser on `url`, in a fresh profile of its own.
+fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
+    let engine = launch.binary.engine;
+    let profile = tempfile::tempdir().with_context(|| format!("cannot create a {engine} profile folder"))?;
+    let log = profile.path().join(format!("{engine}.log"));
+    let browser = launch.start(url, profile.path(), &log)?;
+    let cpus = crate::placement::process_cpus(browser.id()).ok();
+    let heard = (Instant::now(), "nothing yet".to_string());
+    let _profile = Some(profile);
+    Ok(PageRun { engine, browser: Some(browser), _profile, log, cpus, heard, granted: None, outcome: None })
+}
+
+/// A page run that never started, for `error`.
+fn failed(engine: Engine, error: anyhow::Error) -> PageRun {
+    let heard = (Instant::now(), String::new());
+    let outcome = Some(Err(error));
+    PageRun { engine, browser: None, _profile: None, log: PathBuf::new(), cpus: None, heard, granted: None, outcome }
+}
