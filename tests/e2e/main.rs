@@ -15,6 +15,7 @@ mod helpers;
 mod hosted;
 mod hostile_files;
 mod html_report;
+mod interleave;
 mod page;
 mod perl_seed;
 mod placement;
