@@ -23,9 +23,12 @@ pub use state::{Imported, PageState, Phase};
 #[component]
 pub fn App() -> impl IntoView {
     let query = crate::browser::page_query();
-    let initial = RawSettings::from_query(&crate::browser::origin(), &query);
+    let mut initial = RawSettings::from_query(&crate::browser::origin(), &query);
     let fragment = crate::browser::fragment();
     let shared_link = share::is_link(&fragment).then_some(fragment);
+    // A link that carries a result shows it: shared from a page that ran by itself (`autorun=1` in its address),
+    // it must not start a benchmark in the browser of whoever opens it.
+    initial.autorun &= shared_link.is_none();
     view! { <Bench initial=initial imports=query.imports shared_link=shared_link /> }
 }
 
