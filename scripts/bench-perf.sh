@@ -11,7 +11,8 @@
 #   4. memory: peak RSS of -n 10000 vs -n 1000000 (goal <= 1.2x)
 #   5. start to answer: wall time of a bare `httpbench` (goal <= 15 s)
 #   6. the page, when it is built: gzip size of wasm + JS + CSS (goal <= 200 KB), and in headless Chromium the
-#      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95), with
+#      wall rate of the wasm `fetch` client vs `js-fetch` (plain JavaScript) in one run (goal >= 0.95), the
+#      page's `js-fetch` vs a plain JavaScript loop outside the page (bench/plain-loop.html; goal >= 0.95), with
 #      Chromium on one CPU and placed freely, the same in Firefox ESR where installed, and a trace's split of
 #      where each request's time goes
 #   7. figure 1 by counts: system calls and instructions per request
@@ -215,6 +216,15 @@ for mode in ("fresh", "reuse"):
           f"{f['rate_wall'] / j['rate_wall']:.2f}, median per-round ratio {per_round:.2f} (goal >= 0.95); "
           f"p50 {p50[0]:.2f} vs {p50[1]:.2f} ms ({p50[1] / p50[0]:.2f})")
 PY
+    done
+    # The page's own JavaScript client against a plain JavaScript loop written outside the page
+    # (bench/plain-loop.html), in the same browser started as `run --browser` starts it: what the page around
+    # the loop costs (goal >= 0.95). Three pairs of runs, A B A B, each in a fresh browser process.
+    cargo build --release -p httpbench --example plain_loop --quiet
+    for placed in "${placements[@]}"; do
+      engine=${placed% *} pin=${placed#* }
+      [ "$pin" = none ] || continue
+      target/release/examples/plain_loop "$engine" 3 2000
     done
     # The split of each request cycle, from a Chromium trace of one more such run (bench/page-trace.mjs): the
     # part between one response and the next request is the client's own code, apart from the network stack.

@@ -299,7 +299,7 @@ fn measure(
     let read_connections = probe.map(|p| move || p.connections());
     let connections = read_connections.as_ref().map(|f| f as &dyn Fn() -> _);
     let native_turn = pages.map(|p| move |pass, progress: &_| p.borrow_mut().native_turn(pass, progress));
-    let turn = native_turn.as_ref().map(|f| f as &dyn Fn(u32, &progress::Progress));
+    let turn = native_turn.as_ref().map(|f| f as runner::TakeTurn<'_>);
     let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn };
     runner::run(&mut session, &mut drivers, &instruments, &progress);
     progress.finish();

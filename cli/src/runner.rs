@@ -30,8 +30,11 @@ pub struct Instruments<'a> {
     pub connections: Option<&'a dyn Fn() -> Option<u64>>,
     /// Where the runner waits for the native clients' turn at each pass of a run shared with browser pages
     /// (`Pages::native_turn`; it hears their progress meanwhile); `None` for a run of its own.
-    pub turn: Option<&'a dyn Fn(u32, &Progress)>,
+    pub turn: Option<TakeTurn<'a>>,
 }
+
+/// Waits for the native clients' turn at a pass ([`Instruments::turn`]).
+pub type TakeTurn<'a> = &'a dyn Fn(u32, &Progress);
 
 /// Counts the connections a step of a case opened: the server's count before and after, less the probe's
 /// own connection that made the second reading.

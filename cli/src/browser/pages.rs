@@ -125,6 +125,10 @@ impl<'a> Pages<'a> {
     /// done. Bounded by each busy page's silence, each browser's exit and the stop flag.
     fn drive(&mut self, progress: &Progress, for_native: bool) {
         loop {
+            // Stopped (Ctrl-C): nobody is let go any more; the caller reports what was measured.
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
             while let Some((side, pass)) = self.turns.grant() {
                 if side == 0 {
                     return;
@@ -150,9 +154,6 @@ impl<'a> Pages<'a> {
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
-            }
-            if self.stop.load(Ordering::Relaxed) {
-                return;
             }
             self.check_browsers();
         }
