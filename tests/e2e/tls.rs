@@ -147,7 +147,7 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
         (v["settings"]["tls"].clone(), v["settings"]["http_versions"].clone()),
         (true.into(), serde_json::json!(["1.1", "2"]))
     );
-    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "raw over HTTP/2 (HTTP/1.1 only)"];
+    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "raw over HTTP/2 (no HTTP/2 in this client)"];
     assert_eq!(v["settings"]["skipped"], serde_json::json!(skipped));
     let names: Vec<String> = cases(&v)
         .iter()
@@ -192,7 +192,7 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
     let (code, text, err) = run(&[&args[..], &["--rounds", "1", "--mode", "reuse", "--no-progress"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("curl/h2") && text.contains("reqwest-async/h1"), "{text}");
-    let left = "note: left out: ureq over HTTP/2 (HTTP/1.1 only), raw over HTTP/2 (HTTP/1.1 only).";
+    let left = "note: left out: ureq over HTTP/2 (HTTP/1.1 only), raw over HTTP/2 (no HTTP/2 in this client).";
     assert!(text.contains(left), "{text}");
     assert!(text.contains("HTTP/1.1 and HTTP/2 over TLS"), "{text}");
 }

@@ -33,8 +33,8 @@ pub struct RawH3 {
     quic: quinn::ClientConfig,
     addr: SocketAddr,
     host: String,
-    /// Reuse mode: the one connection's request sender, once made.
-    shared: Option<Sender>,
+    /// Reuse mode: the one connection's request sender, once made (again after a failure).
+    shared: tokio::sync::Mutex<Option<Sender>>,
     in_flight: usize,
 }
 
@@ -56,7 +56,8 @@ impl RawH3 {
             let _guard = runtime.enter();
             quinn::Endpoint::client(bind).context("cannot open a UDP socket for QUIC")?
         };
-        Ok(RawH3 { config: config.clone(), runtime, endpoint, quic, addr, host, shared: None, in_flight })
+        let shared = tokio::sync::Mutex::new(None);
+        Ok(RawH3 { config: config.clone(), runtime, endpoint, quic, addr, host, shared, in_flight })
     }
 
     /// A new QUIC connection with its HTTP/3 sender; the connection's driver runs as a task of its own.
@@ -73,32 +74,33 @@ impl RawH3 {
         Ok((conn, sender))
     }
 
-    /// One request, on `shared`'s connection or a new one of its own (fresh mode, then closed).
-    async fn request(&self, shared: Option<&Sender>) -> Result<Outcome, Failure> {
-        let (own, mut sender) = match shared {
-            Some(s) => (None, s.clone()),
-            None => {
-                let (conn, sender) = self.connect().await?;
-                (Some(conn), sender)
-            }
-        };
-        let outcome = get(&mut sender, &self.config.url).await;
-        if let Some(conn) = own {
-            conn.close(0u32.into(), b"done");
+    /// The sender of a request: in fresh mode a new connection's (to be closed after it), in reuse mode the
+    /// one connection's, made by the first request that needs it while the others wait for it.
+    async fn sender(&self) -> Result<(Option<quinn::Connection>, Sender), Failure> {
+        if self.config.mode == Mode::Fresh {
+            let (conn, sender) = self.connect().await?;
+            return Ok((Some(conn), sender));
         }
-        outcome
+        let mut shared = self.shared.lock().await;
+        if let Some(sender) = shared.as_ref() {
+            return Ok((None, sender.clone()));
+        }
+        let (_, sender) = self.connect().await?;
+        *shared = Some(sender.clone());
+        Ok((None, sender))
     }
 
-    /// Reuse mode's connection, made once.
-    fn ensure_shared(&mut self) -> Result<(), Failure> {
-        if self.config.mode == Mode::Reuse && self.shared.is_none() {
-            let timeout = self.config.timeout;
-            let made = self.runtime.block_on(async {
-                tokio::time::timeout(timeout, self.connect()).await.unwrap_or_else(|_| Err(timed_out(timeout)))
-            })?;
-            self.shared = Some(made.1);
+    /// One request, with its own connection (fresh) or the shared one (reuse: made anew after a failure, as
+    /// a client reconnects after a broken connection).
+    async fn request(&self) -> Result<Outcome, Failure> {
+        let (own, mut sender) = self.sender().await?;
+        let outcome = get(&mut sender, &self.config.url).await;
+        match own {
+            Some(conn) => conn.close(0u32.into(), b"done"),
+            None if outcome.is_err() => *self.shared.lock().await = None,
+            None => {}
         }
-        Ok(())
+        outcome
     }
 }
 
@@ -163,10 +165,6 @@ fn stream_kind(e: &h3::error::StreamError) -> Failure {
 
 impl super::pool::Pool for RawH3 {
     fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
-        if let Err((kind, reason)) = self.ensure_shared() {
-            let outcome = Outcome::failed(kind, None);
-            return record(Sample { outcome, latency: Duration::ZERO, phases: None, reason: Some(reason) });
-        }
         let tickets = Tickets::new(budget);
         let (this, timeout) = (&*self, self.config.timeout);
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(QUEUE);
@@ -176,7 +174,7 @@ impl super::pool::Pool for RawH3 {
                 async move {
                     while !stop.load(Ordering::Relaxed) && tickets.take() {
                         let t0 = Instant::now();
-                        let done = tokio::time::timeout(timeout, this.request(this.shared.as_ref())).await;
+                        let done = tokio::time::timeout(timeout, this.request()).await;
                         let (outcome, reason) = match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
                             Ok(outcome) => (outcome, None),
                             Err((kind, reason)) => (Outcome::failed(kind, None), Some(reason)),
