@@ -185,6 +185,9 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             None => None,
         };
         if let Some(endpoint) = quic {
+            if !options.quiet {
+                eprintln!("httpbench serve: HTTP/3 on UDP port {} too (QUIC, ALPN h3)", local.port());
+            }
             tokio::spawn(quic::serve(endpoint, state.clone()));
         }
         let acceptor = tls.map(|t| t.acceptor);
