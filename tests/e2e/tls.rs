@@ -77,9 +77,10 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
     }
     for (args, says) in [
         (&["run", "https://127.0.0.1:9/", "--tls"][..], "--tls is for the embedded server"),
-        (&["run", "--http", "2"][..], "--http 2: HTTP/2 is measured over TLS only"),
-        (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 is measured over TLS only"),
-        (&["run", "--tls", "--http", "3"][..], "'3'"),
+        (&["run", "--http", "2"][..], "--http 2: HTTP/2 and HTTP/3 are measured over TLS only"),
+        (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 and HTTP/3 are measured"),
+        (&["run", "--http", "1.1,3"][..], "--http 1.1,3: HTTP/2 and HTTP/3 are measured over TLS only"),
+        (&["run", "--tls", "--http", "4"][..], "'4'"),
     ] {
         let (code, _, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {err}");
