@@ -6,7 +6,7 @@ fn main() {
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
-    for name in ["ureq", "reqwest", "hyper", "curl", "rustls"] {
+    for name in ["ureq", "reqwest", "hyper", "curl", "rustls", "quinn", "h3"] {
         let version = locked_version(&text, name).unwrap_or_else(|| "unknown".to_string());
         println!("cargo:rustc-env=HTTPBENCH_VERSION_{}={version}", name.to_uppercase());
     }

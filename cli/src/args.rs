@@ -99,10 +99,10 @@ pub struct RunArgs {
     /// The embedded server over HTTPS (a certificate generated at start, its CA given to the clients).
     #[arg(long)]
     pub tls: bool,
-    /// HTTP version(s) to measure: 1.1, 2 (by ALPN, over TLS: --tls or an https URL) or both, as separate
-    /// cases. Clients without HTTP/2 (ureq, raw, command clients) are left out of its cases, and the report
-    /// says so.
-    #[arg(long, value_enum, default_value_t = HttpChoice::Http11, value_name = "VERSION")]
+    /// HTTP version(s) to measure, each as separate cases: 1.1, 2 (by ALPN, over TLS: --tls or an https URL),
+    /// 3 (QUIC, over UDP on the same port), a list (1.1,2,3), or both (= 1.1,2). Clients that do not speak a
+    /// version (ureq and command clients speak HTTP/1.1 only) are left out of its cases, and the report says so.
+    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS")]
     pub http: HttpChoice,
     /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
     /// Verification stays on: there is no --insecure.
@@ -248,9 +248,9 @@ pub struct ServeArgs {
     /// clients (`run --cacert FILE`) and the key's SPKI pin.
     #[arg(long)]
     pub tls: bool,
-    /// With --tls, the HTTP versions offered by ALPN: 1.1, 2 or both (a browser takes what is offered, so
-    /// this is how its HTTP/1.1 is measured).
-    #[arg(long, value_enum, default_value_t = HttpChoice::Both, value_name = "VERSION", requires = "tls")]
+    /// With --tls, the HTTP versions served: 1.1 and 2 offered by ALPN (a browser takes what is offered, so
+    /// this is how its HTTP/1.1 is measured), 3 also on UDP of the same port; a list (1.1,2,3) or both.
+    #[arg(long, default_value_t = HttpChoice::both(), value_name = "VERSIONS", requires = "tls")]
     pub http: HttpChoice,
     /// With --tls, serve this certificate chain (PEM, leaf first) instead of a generated one.
     #[arg(long, value_name = "FILE", requires_all = ["tls", "key"])]

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Parser;
 use httpbench_shared::clock::SystemClock;
-use httpbench_shared::model::{Engine, HttpVersion};
+use httpbench_shared::model::Engine;
 use httpbench_shared::render::escape_controls;
 use httpbench_shared::session::{CaseHistogram, Finished, Header, Matrix, Session};
 use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
@@ -207,12 +207,9 @@ fn start_server(
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
     if options.tls {
-        // ALPN offers the versions the run asks for (clients offer only their case's version anyway).
-        let http = match options.http_versions.as_slice() {
-            [HttpVersion::Http11] => "1.1",
-            [HttpVersion::Http2] => "2",
-            _ => "both",
-        };
+        // ALPN offers the versions the run asks for (clients offer only their case's version anyway); HTTP/3
+        // adds QUIC on UDP of the same port.
+        let http = httpbench_shared::protocol::HttpChoice::of(&options.http_versions).to_string();
         extra.extend(["--tls".into(), "--http".into(), http.into()]);
     }
     if let Some(b) = &options.browser {

@@ -181,10 +181,10 @@ impl RunOptions {
             (None, true) => Some("https"),
             (None, false) => None,
         };
-        if a.http.wants_http2() && scheme != Some("https") {
+        if a.http.needs_tls() && scheme != Some("https") {
             return usage(format!(
-                "--http {}: HTTP/2 is measured over TLS only (negotiated by ALPN); add --tls for the embedded \
-                 server or give an https URL",
+                "--http {}: HTTP/2 and HTTP/3 are measured over TLS only (HTTP/2 negotiated by ALPN, HTTP/3 has \
+                 TLS inside QUIC); add --tls for the embedded server or give an https URL",
                 a.http
             ));
         }

@@ -1,7 +1,7 @@
 //! The result file: one serde type tree shared by the CLI and the page, every field documented, units in names.
 //!
 //! A result file is a [`Report`] serialized as JSON. Its shape is versioned by [`SCHEMA_VERSION`]; the committed
-//! JSON Schema (`schema/result-v4.schema.json`, the frozen v1 to v3 beside it) is generated from these types
+//! JSON Schema (`schema/result-v5.schema.json`, the frozen v1 to v4 beside it) is generated from these types
 //! and checked against real output.
 
 use std::collections::BTreeMap;
@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 /// Version of the result file layout. Bump it on any change a reader of the last version could misread.
 /// Version 2 added the protocol of each case (HTTP version, TLS, handshakes) and error reasons; version 3 the
 /// load of each case (concurrency, body size, server delay) and the connections it used; version 4 each round's
-/// CPU time and latency percentiles (so a gate can judge those with an interval) and when the run started.
-pub const SCHEMA_VERSION: u32 = 4;
+/// CPU time and latency percentiles (so a gate can judge those with an interval) and when the run started;
+/// version 5 HTTP/3 (`"3"` as an HTTP version, which a version-4 reader would refuse).
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The oldest layout still read: a version-1 file reads as HTTP/1.1 in plaintext (the fields version 2 added
 /// take their defaults).

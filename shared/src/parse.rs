@@ -277,7 +277,7 @@ mod tests {
         let ReportError::Invalid(why) = err(r#"{"schema_version": 1}"#) else { panic!() };
         assert!(why.contains("missing field"), "{why}");
         let one = serde_json::to_string(&crate::fixture::report(crate::model::EnvironmentKind::Native)).unwrap();
-        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 5}}]"#)) else {
+        let ReportError::UnsupportedVersion { .. } = err(&format!(r#"[{one}, {{"schema_version": 6}}]"#)) else {
             panic!("a list is refused when any report in it is of another version")
         };
         assert_eq!(parse_reports(&format!("  [{one},{one}]")).unwrap().len(), 2);

@@ -98,7 +98,7 @@ fn a_version_1_file_compares_with_a_current_run() {
     let (code, out, err) = run(&["compare", v1.to_str().unwrap(), v2.to_str().unwrap(), "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let reports: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!((reports[0]["schema_version"].as_u64(), reports[1]["schema_version"].as_u64()), (Some(1), Some(4)));
+    assert_eq!((reports[0]["schema_version"].as_u64(), reports[1]["schema_version"].as_u64()), (Some(1), Some(5)));
     assert_eq!(reports[0]["cases"][0]["http_version"], "1.1");
     let (code, out, err) = run(&["compare", v1.to_str().unwrap(), v2.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");

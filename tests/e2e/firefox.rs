@@ -51,8 +51,11 @@ fn run_browser_firefox_names_its_cases_by_the_engine() {
         assert_eq!(c["bytes"], 100 * 612, "{c:#}");
         assert!(c["aborted"].is_null(), "{c:#}");
         if c["mode"] == "fresh" {
-            // The server closes after each answer: a connection per request, warm-up included.
-            assert_eq!(c["connections"], 110, "{c:#}");
+            // The server closes after each answer: a connection per request, warm-up included, but for the
+            // first request of a pass, which may ride a connection the page's own requests to its origin (the
+            // target here) kept alive: its turn's answer, a status post.
+            let opened = c["connections"].as_u64().unwrap_or(0);
+            assert!((107..=110).contains(&opened), "{c:#}");
         }
     }
 }
@@ -96,8 +99,11 @@ fn chromium_and_firefox_over_tls_h1_and_h2_at_two_levels_in_one_report() {
         let h2 = used("reuse", "2", 8).unwrap();
         assert!((1..=3).contains(&h2), "{engine}: HTTP/2 multiplexes on one connection per step: {h2}");
         assert_eq!(used("fresh", "1.1", 8), Some(56), "{engine}: one per request, warm-up included");
+        // A connection per request over HTTP/2 too; the first request of a pass may ride the connection the
+        // page's turn was answered on (the page's own origin is the HTTP/2 target): 55 seen once in Firefox.
         let fresh = case(report, "fetch", "fresh", "2", 1);
-        assert_eq!(fresh["connections"], 56, "{engine}: a connection per request over HTTP/2 too: {fresh:#}");
+        let opened = fresh["connections"].as_u64().unwrap_or(0);
+        assert!((54..=56).contains(&opened), "{engine}: a connection per request over HTTP/2 too: {fresh:#}");
         // Resource Timing saw the TLS handshake the run's CA let the engine make.
         assert!(fresh["phases_ns"]["tls_mean"].as_f64() > Some(0.0), "{engine}: a handshake per request: {fresh:#}");
     }

@@ -11,6 +11,7 @@ mod faults;
 mod firefox;
 mod firefox_page;
 mod gate;
+mod h3;
 mod helpers;
 mod hosted;
 mod hostile_files;

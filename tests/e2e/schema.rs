@@ -1,5 +1,5 @@
 //! The committed JSON Schema of the result file: generated from the model's types (their doc comments become
-//! the descriptions), kept in `schema/result-v4.schema.json`, and used to validate real output. The version-1
+//! the descriptions), kept in `schema/result-v5.schema.json`, and used to validate real output. The version-1
 //! schema stays committed, frozen, with a version-1 file that still matches it (and that `compare` still reads).
 //! Regenerate with `UPDATE_SCHEMA=1 cargo test -p httpbench --test e2e schema`.
 
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 fn committed_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v4.schema.json")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../schema/result-v5.schema.json")
 }
 
 fn generated() -> Value {
@@ -16,7 +16,7 @@ fn generated() -> Value {
 }
 
 fn committed() -> Value {
-    let text = std::fs::read_to_string(committed_path()).expect("schema/result-v4.schema.json is committed");
+    let text = std::fs::read_to_string(committed_path()).expect("schema/result-v5.schema.json is committed");
     serde_json::from_str(&text).unwrap()
 }
 
@@ -83,6 +83,27 @@ fn the_version_3_file_matches_the_frozen_version_3_schema_and_still_reads() {
     let rounds = reports[0].cases.iter().flat_map(|c| &c.rounds);
     assert!(rounds.clone().count() > 0 && rounds.clone().all(|r| r.cpu_secs.is_none() && r.latency_p50_ns.is_none()));
     assert_eq!(reports[0].environment.started_unix_ms, None);
+}
+
+/// The frozen version-4 schema describes the version-4 file kept for the readers' tests, which still reads;
+/// it refuses version 5's HTTP/3.
+#[test]
+fn the_version_4_file_matches_the_frozen_version_4_schema_and_still_reads() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("shared/tests/data/v4-report.json")).unwrap();
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("schema/result-v4.schema.json")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["schema_version"], 4);
+    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut v5 = file.clone();
+    v5["cases"][0]["http_version"] = "3".into();
+    assert!(!validator.is_valid(&v5), "the old schema refuses version 5's HTTP/3");
+    let reports = httpbench_shared::parse::parse_reports(&text).unwrap();
+    assert!(reports[0].cases.iter().all(|c| c.http_version == httpbench_shared::model::HttpVersion::Http11));
+    validate(&serde_json::to_value(&reports[0]).unwrap());
 }
 
 #[test]

@@ -77,9 +77,10 @@ fn run_tls_measures_the_embedded_server_over_https_with_its_ca() {
     }
     for (args, says) in [
         (&["run", "https://127.0.0.1:9/", "--tls"][..], "--tls is for the embedded server"),
-        (&["run", "--http", "2"][..], "--http 2: HTTP/2 is measured over TLS only"),
-        (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 is measured over TLS only"),
-        (&["run", "--tls", "--http", "3"][..], "'3'"),
+        (&["run", "--http", "2"][..], "--http 2: HTTP/2 and HTTP/3 are measured over TLS only"),
+        (&["run", "http://127.0.0.1:9/", "--http", "both"][..], "--http both: HTTP/2 and HTTP/3 are measured"),
+        (&["run", "--http", "1.1,3"][..], "--http 1.1,3: HTTP/2 and HTTP/3 are measured over TLS only"),
+        (&["run", "--tls", "--http", "4"][..], "'4'"),
     ] {
         let (code, _, err) = run(args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -147,7 +148,7 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
         (v["settings"]["tls"].clone(), v["settings"]["http_versions"].clone()),
         (true.into(), serde_json::json!(["1.1", "2"]))
     );
-    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "raw over HTTP/2 (HTTP/1.1 only)"];
+    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "raw over HTTP/2 (no HTTP/2 in this client)"];
     assert_eq!(v["settings"]["skipped"], serde_json::json!(skipped));
     let names: Vec<String> = cases(&v)
         .iter()
@@ -192,7 +193,7 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
     let (code, text, err) = run(&[&args[..], &["--rounds", "1", "--mode", "reuse", "--no-progress"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("curl/h2") && text.contains("reqwest-async/h1"), "{text}");
-    let left = "note: left out: ureq over HTTP/2 (HTTP/1.1 only), raw over HTTP/2 (HTTP/1.1 only).";
+    let left = "note: left out: ureq over HTTP/2 (HTTP/1.1 only), raw over HTTP/2 (no HTTP/2 in this client).";
     assert!(text.contains(left), "{text}");
     assert!(text.contains("HTTP/1.1 and HTTP/2 over TLS"), "{text}");
 }

@@ -29,7 +29,7 @@ enum Leaf {
 }
 
 /// A certificate authority: its certificate, and the issuer that signs with it.
-fn authority() -> (rcgen::Certificate, Issuer<'static, KeyPair>) {
+pub(crate) fn authority() -> (rcgen::Certificate, Issuer<'static, KeyPair>) {
     let ca_key = KeyPair::generate().unwrap();
     let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);

@@ -197,8 +197,8 @@ impl RawSettings {
             }
             choice => matrix.http_versions = choice.parse::<HttpChoice>().map_err(|e| format!("http: {e}"))?.versions(),
         }
-        if !tls && matrix.http_versions.contains(&HttpVersion::Http2) {
-            return Err("http: HTTP/2 is measured over TLS only: give an https:// target".into());
+        if !tls && matrix.http_versions.iter().any(|v| v.needs_tls()) {
+            return Err("http: HTTP/2 and HTTP/3 are measured over TLS only: give an https:// target".into());
         }
         matrix.concurrency = parse_concurrency(&self.concurrency).map_err(|e| format!("in flight: {e}"))?;
         if !self.body_sizes.trim().is_empty() {

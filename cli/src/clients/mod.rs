@@ -10,6 +10,7 @@ mod curl_multi;
 mod deadline;
 pub mod pool;
 mod raw;
+mod raw_h3;
 mod raw_pool;
 pub mod reqwest_async;
 pub mod reqwest_blocking;
@@ -201,9 +202,11 @@ impl ClientKind {
                 format!("reqwest {} (hyper {})", env!("HTTPBENCH_VERSION_REQWEST"), env!("HTTPBENCH_VERSION_HYPER"))
             }
             ClientKind::Raw => format!(
-                "std::net::TcpStream (rustc {}), rustls {} over TLS",
+                "std::net::TcpStream (rustc {}), rustls {} over TLS, quinn {} + h3 {} over HTTP/3",
                 env!("HTTPBENCH_RUSTC_VERSION"),
-                env!("HTTPBENCH_VERSION_RUSTLS")
+                env!("HTTPBENCH_VERSION_RUSTLS"),
+                env!("HTTPBENCH_VERSION_QUINN"),
+                env!("HTTPBENCH_VERSION_H3")
             ),
         }
     }
@@ -219,9 +222,13 @@ impl ClientKind {
 
     /// A driver for this client keeping `in_flight` requests in flight (1: sequential); fails only when the
     /// client cannot be set up at all. Blocking clients get a thread and a driver each; reqwest-async tasks on
-    /// one runtime; curl-multi is one multi handle at any level; raw over plaintext one epoll loop.
+    /// one runtime; curl-multi is one multi handle at any level; raw over plaintext one epoll loop, over
+    /// HTTP/3 tasks on one runtime (quinn and h3).
     pub fn driver(self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
         Ok(match (self, in_flight) {
+            (ClientKind::Raw, n) if config.http == httpbench_shared::model::HttpVersion::Http3 => {
+                Box::new(Pooled(raw_h3::RawH3::new(config, n)?))
+            }
             (ClientKind::CurlMulti, n) => Box::new(Pooled(curl_multi::CurlMulti::new(config, n))),
             (_, 0 | 1) => self.one(config)?,
             (ClientKind::ReqwestAsync, n) => Box::new(Pooled(reqwest_async::AsyncPool::new(config, n)?)),

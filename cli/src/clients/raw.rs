@@ -1,7 +1,7 @@
 //! The floor: a std `TcpStream` (over TLS, a rustls connection on it directly), a request fixed in advance,
 //! and a response read by `Content-Length` (or until close). No client library does less work, so the gap
 //! between it and a library is that library's overhead. Chunked bodies are not decoded (the embedded server
-//! never sends them); such a response counts as `protocol`. HTTP/1.1 only.
+//! never sends them); such a response counts as `protocol`. HTTP/1.1 here; over HTTP/3 the floor is `raw_h3`.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};

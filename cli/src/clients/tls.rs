@@ -51,6 +51,7 @@ pub fn client_config(ca: Option<&CaFile>, http: HttpVersion) -> Result<rustls::C
     config.alpn_protocols = vec![match http {
         HttpVersion::Http11 => b"http/1.1".to_vec(),
         HttpVersion::Http2 => b"h2".to_vec(),
+        HttpVersion::Http3 => b"h3".to_vec(),
     }];
     Ok(config)
 }

@@ -7,6 +7,7 @@ pub mod handshakes;
 pub mod origin;
 pub mod page;
 pub mod probe;
+mod quic;
 mod quota;
 mod results;
 mod routes;
@@ -178,6 +179,17 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             quota: Default::default(),
             gate: turn::Gate::new(options.quiet),
         });
+        // HTTP/3 on UDP of the same port, beside TCP.
+        let quic = match tls.as_ref().and_then(|t| t.quic.as_ref()) {
+            Some(config) => Some(quic::endpoint(local, config)?),
+            None => None,
+        };
+        if let Some(endpoint) = quic {
+            if !options.quiet {
+                eprintln!("httpbench serve: HTTP/3 on UDP port {} too (QUIC, ALPN h3)", local.port());
+            }
+            tokio::spawn(quic::serve(endpoint, state.clone()));
+        }
         let acceptor = tls.map(|t| t.acceptor);
         tokio::select! {
             _ = serve(listener, state, acceptor) => {}

@@ -24,6 +24,8 @@ pub struct Tls {
     pub ca_file: Option<PathBuf>,
     /// `sha256/BASE64` of the server key's SubjectPublicKeyInfo.
     pub spki_pin: String,
+    /// With HTTP/3 among the versions: QUIC's configuration, the same certificate ([`super::quic`]).
+    pub quic: Option<Arc<quinn::crypto::rustls::QuicServerConfig>>,
 }
 
 /// `serve --tls --cert FILE --key FILE`: the user's certificate chain and key, read and checked.
@@ -80,7 +82,8 @@ impl OwnCert {
     pub fn tls(&self, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
         let config = server_config(self.chain.clone(), self.key.clone_key(), versions)?;
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        Ok(Tls { acceptor, ca_file: None, spki_pin: self.spki_pin.clone() })
+        let quic = quic_config(&self.chain, &self.key, versions)?;
+        Ok(Tls { acceptor, ca_file: None, spki_pin: self.spki_pin.clone(), quic })
     }
 }
 
@@ -96,12 +99,26 @@ pub fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
     let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
     let ca_file = dir.join("httpbench-ca.pem");
     crate::output::write_atomic(&ca_file, &ca_pem)?;
+    let quic = quic_config(&chain, &key, versions)?;
     let config = server_config(chain, key, versions).context("the generated certificate was refused")?;
     Ok(Tls {
         acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
         ca_file: Some(ca_file),
         spki_pin: pin(&spki),
+        quic,
     })
+}
+
+/// QUIC's configuration for `chain` and `key` when `versions` holds HTTP/3.
+fn quic_config(
+    chain: &[CertificateDer<'static>],
+    key: &PrivateKeyDer<'static>,
+    versions: &[HttpVersion],
+) -> anyhow::Result<Option<Arc<quinn::crypto::rustls::QuicServerConfig>>> {
+    if !versions.contains(&HttpVersion::Http3) {
+        return Ok(None);
+    }
+    Ok(Some(Arc::new(super::quic::config(chain.to_vec(), key.clone_key())?)))
 }
 
 /// A rustls server configuration for `chain` and `key`, ALPN offering `versions`.

@@ -19,32 +19,38 @@ pub struct ClientInfo {
     pub default: bool,
     /// The cargo feature of the page that builds it in, if it is optional.
     pub feature: Option<&'static str>,
-    /// Whether it speaks HTTP/2 (over TLS, by ALPN). A browser client uses the browser's HTTP stack, which does.
-    pub http2: bool,
+    /// The HTTP versions it speaks (2 over TLS by ALPN, 3 over QUIC). A browser client uses the browser's HTTP
+    /// stack.
+    pub versions: &'static [HttpVersion],
 }
 
-const fn native(name: &'static str, default: bool, http2: bool) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None, http2 }
+const H1: &[HttpVersion] = &[HttpVersion::Http11];
+const H1_H2: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2];
+const H1_H3: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http3];
+
+const fn native(name: &'static str, default: bool, versions: &'static [HttpVersion]) -> ClientInfo {
+    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None, versions }
 }
 
 const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, http2: true }
+    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, versions: H1_H2 }
 }
 
 /// Every client, native first, each environment's in report order.
 pub const CLIENTS: [ClientInfo; 11] = [
     // libcurl through the curl crate (easy interface)
-    native("curl", true, true),
+    native("curl", true, H1_H2),
     // libcurl's multi interface: one thread driving one easy handle per request in flight
-    native("curl-multi", false, true),
+    native("curl-multi", false, H1_H2),
     // ureq 3, blocking, rustls
-    native("ureq", true, false),
+    native("ureq", true, H1),
     // reqwest's blocking client, rustls
-    native("reqwest", true, true),
+    native("reqwest", true, H1_H2),
     // reqwest's async client on a tokio runtime
-    native("reqwest-async", false, true),
-    // a std TcpStream with a fixed request, read by Content-Length: the floor
-    native("raw", false, false),
+    native("reqwest-async", false, H1_H2),
+    // the floor: a std TcpStream with a fixed request, read by Content-Length; over HTTP/3 quinn + h3 directly,
+    // a request stream per request
+    native("raw", false, H1_H3),
     // window.fetch through web-sys, body read with arrayBuffer()
     browser("fetch", None),
     // gloo-net's fetch wrapper, body copied into wasm memory
@@ -81,10 +87,13 @@ pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static Clien
 /// out of a run and the report says why. Clients beyond the catalog (command clients) speak HTTP/1.1 only.
 pub fn cannot_speak(environment: EnvironmentKind, name: &str, version: HttpVersion) -> Option<&'static str> {
     match (version, client(environment, name)) {
-        (HttpVersion::Http11, _) => None,
-        (HttpVersion::Http2, Some(c)) if c.http2 => None,
-        (HttpVersion::Http2, Some(_)) => Some("HTTP/1.1 only"),
-        (HttpVersion::Http2, None) => Some("command clients speak HTTP/1.1 only"),
+        (_, Some(c)) if c.versions.contains(&version) => None,
+        (_, Some(c)) if c.versions == H1 => Some("HTTP/1.1 only"),
+        (HttpVersion::Http11, Some(_)) => Some("no HTTP/1.1 in this client"),
+        (HttpVersion::Http2, Some(_)) => Some("no HTTP/2 in this client"),
+        (HttpVersion::Http3, Some(_)) => Some("no HTTP/3 in this client"),
+        (HttpVersion::Http11, None) => None,
+        (_, None) => Some("command clients speak HTTP/1.1 only"),
     }
 }
 
@@ -194,7 +203,13 @@ mod tests {
     fn http2_is_spoken_by_the_clients_that_can() {
         let n = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http2);
         assert_eq!((n("curl"), n("reqwest"), n("reqwest-async")), (None, None, None));
-        assert_eq!((n("ureq"), n("raw")), (Some("HTTP/1.1 only"), Some("HTTP/1.1 only")));
+        assert_eq!((n("ureq"), n("raw")), (Some("HTTP/1.1 only"), Some("no HTTP/2 in this client")));
+        let h3 = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http3);
+        assert_eq!(
+            (h3("raw"), h3("curl"), h3("ureq")),
+            (None, Some("no HTTP/3 in this client"), Some("HTTP/1.1 only"))
+        );
+        assert!(h3("perl-lwp").unwrap().contains("command clients"));
         assert!(n("perl-lwp").unwrap().contains("command clients"));
         assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11), None);
         assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2).is_none()));

@@ -1,63 +1,59 @@
-//! The HTTP versions a run measures, as users choose them: `1.1`, `2` or `both` (`--http`). The one parser of
-//! that choice; each version it names becomes a dimension of the run's cases.
+//! The HTTP versions a run measures, as users choose them: a list of `1.1`, `2` and `3` (`--http 1.1,2,3`), or
+//! `both` for `1.1,2`. The one parser of that choice; each version it names becomes a dimension of the run's
+//! cases.
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::model::HttpVersion;
 
-/// Which HTTP versions to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
-pub enum HttpChoice {
-    /// HTTP/1.1 only.
-    #[default]
-    #[cfg_attr(feature = "clap", value(name = "1.1", alias = "1", alias = "h1"))]
-    Http11,
-    /// HTTP/2 only (over TLS, by ALPN), for the clients that speak it.
-    #[cfg_attr(feature = "clap", value(name = "2", alias = "h2"))]
-    Http2,
-    /// HTTP/1.1, then HTTP/2, as separate cases.
-    Both,
+/// Which HTTP versions to run: at least one, each once, in version order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpChoice(Vec<HttpVersion>);
+
+impl Default for HttpChoice {
+    /// HTTP/1.1 alone.
+    fn default() -> Self {
+        HttpChoice(vec![HttpVersion::Http11])
+    }
 }
 
 impl HttpChoice {
-    /// The versions, 1.1 before 2.
-    pub fn versions(self) -> Vec<HttpVersion> {
-        match self {
-            HttpChoice::Http11 => vec![HttpVersion::Http11],
-            HttpChoice::Http2 => vec![HttpVersion::Http2],
-            HttpChoice::Both => vec![HttpVersion::Http11, HttpVersion::Http2],
-        }
+    /// HTTP/1.1 and HTTP/2, the spelling `both`.
+    pub fn both() -> Self {
+        HttpChoice(vec![HttpVersion::Http11, HttpVersion::Http2])
     }
 
-    /// The choice that runs exactly `versions` (`both` for both).
+    /// The versions, in version order.
+    pub fn versions(&self) -> Vec<HttpVersion> {
+        self.0.clone()
+    }
+
+    /// The choice that runs exactly `versions` (HTTP/1.1 for none).
     pub fn of(versions: &[HttpVersion]) -> Self {
-        match (versions.contains(&HttpVersion::Http11), versions.contains(&HttpVersion::Http2)) {
-            (false, true) => HttpChoice::Http2,
-            (true, true) => HttpChoice::Both,
-            _ => HttpChoice::Http11,
+        let mut chosen: Vec<HttpVersion> = versions.to_vec();
+        chosen.sort();
+        chosen.dedup();
+        match chosen.is_empty() {
+            true => HttpChoice::default(),
+            false => HttpChoice(chosen),
         }
     }
 
-    /// Whether HTTP/2 is among them (it needs TLS: httpbench does not measure cleartext HTTP/2).
-    pub fn wants_http2(self) -> bool {
-        self != HttpChoice::Http11
-    }
-
-    /// The name as typed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpChoice::Http11 => "1.1",
-            HttpChoice::Http2 => "2",
-            HttpChoice::Both => "both",
-        }
+    /// Whether any of them needs TLS (HTTP/2 and HTTP/3: httpbench measures neither in cleartext).
+    pub fn needs_tls(&self) -> bool {
+        self.0.iter().any(|v| v.needs_tls())
     }
 }
 
 impl fmt::Display for HttpChoice {
+    /// As typed: `both` for HTTP/1.1 and HTTP/2, else the versions joined by commas (`1.1,2,3`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        if *self == HttpChoice::both() {
+            return f.write_str("both");
+        }
+        let names: Vec<&str> = self.0.iter().map(|v| v.as_str()).collect();
+        f.write_str(&names.join(","))
     }
 }
 
@@ -65,12 +61,21 @@ impl FromStr for HttpChoice {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "1.1" | "1" | "h1" => Ok(HttpChoice::Http11),
-            "2" | "h2" => Ok(HttpChoice::Http2),
-            "both" => Ok(HttpChoice::Both),
-            other => Err(format!("HTTP version '{other}' is not one httpbench runs: give 1.1, 2 or both")),
+        let mut versions = Vec::new();
+        for part in s.split(',').map(str::trim) {
+            match part {
+                "1.1" | "1" | "h1" => versions.push(HttpVersion::Http11),
+                "2" | "h2" => versions.push(HttpVersion::Http2),
+                "3" | "h3" => versions.push(HttpVersion::Http3),
+                "both" => versions.extend([HttpVersion::Http11, HttpVersion::Http2]),
+                other => {
+                    return Err(format!(
+                        "HTTP version '{other}' is not one httpbench runs: give 1.1, 2, 3, a list (1.1,2,3) or both"
+                    ))
+                }
+            }
         }
+        Ok(HttpChoice::of(&versions))
     }
 }
 
@@ -80,13 +85,18 @@ mod tests {
 
     #[test]
     fn choices_parse_print_and_list_their_versions() {
-        for c in [HttpChoice::Http11, HttpChoice::Http2, HttpChoice::Both] {
-            assert_eq!(c.as_str().parse::<HttpChoice>(), Ok(c));
+        for text in ["1.1", "2", "3", "both", "1.1,3", "2,3", "1.1,2,3"] {
+            let c: HttpChoice = text.parse().unwrap();
+            assert_eq!(c.to_string(), text);
             assert_eq!(HttpChoice::of(&c.versions()), c);
         }
-        assert_eq!("h2".parse::<HttpChoice>(), Ok(HttpChoice::Http2));
-        assert_eq!(HttpChoice::Both.versions(), [HttpVersion::Http11, HttpVersion::Http2]);
-        assert!(!HttpChoice::Http11.wants_http2() && HttpChoice::Both.wants_http2());
-        assert!("3".parse::<HttpChoice>().unwrap_err().contains("'3'"));
+        assert_eq!("h2".parse::<HttpChoice>().unwrap().versions(), [HttpVersion::Http2]);
+        assert_eq!("3, 1, 3".parse::<HttpChoice>().unwrap().versions(), [HttpVersion::Http11, HttpVersion::Http3]);
+        assert_eq!("1.1,2".parse::<HttpChoice>().unwrap().to_string(), "both", "the old spelling stays");
+        assert!(!HttpChoice::default().needs_tls() && HttpChoice::both().needs_tls());
+        assert!("3".parse::<HttpChoice>().unwrap().needs_tls());
+        let e = "1.1,4".parse::<HttpChoice>().unwrap_err();
+        assert!(e.contains("'4'") && e.contains("1.1,2,3"), "{e}");
+        assert!("".parse::<HttpChoice>().is_err(), "an empty list names no version");
     }
 }

@@ -124,7 +124,8 @@ fn bad_values_are_named() {
     assert!(refused(|s| s.interleave = "maybe".into()).starts_with("interleave 'maybe'"));
     assert!(refused(|s| s.body_sizes = "2g".into()).starts_with("body sizes: '2g'"));
     assert!(refused(|s| s.server_delays = "soon".into()).starts_with("server delays: 'soon'"));
-    assert!(refused(|s| s.http = "3".into()).starts_with("http: HTTP version '3'"));
+    assert!(refused(|s| s.http = "4".into()).starts_with("http: HTTP version '4'"));
+    assert!(refused(|s| s.http = "3".into()).contains("over TLS only"));
     assert!(refused(|s| s.http = "2".into()).contains("over TLS only"));
     let e = refused(|s| {
         s.target = "https://h:1/".into();

@@ -1,0 +1,204 @@
+//! The `raw` floor over HTTP/3: quinn and h3 directly, no pool, no client library around them, on a
+//! current-thread tokio runtime. Fresh mode is a new QUIC connection per request, each with a full handshake
+//! (the TLS configuration resumes nothing and sends no early data), closed once its response is read; reuse is
+//! one connection whose requests are streams (with requests in flight, every one on it, as HTTP/3 means them
+//! to be). Every request is bounded by `--timeout` as a whole: a server that never answers on UDP (nothing
+//! listening: QUIC hears no refusal) is a `timeout`, as is one that stops mid-body.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use bytes::{Buf, Bytes};
+use httpbench_shared::model::HttpVersion;
+use httpbench_shared::session::RoundBudget;
+use httpbench_shared::{ErrorKind, Mode, Outcome};
+use tokio::runtime::{Builder, Runtime};
+
+use super::pool::{Sample, Tickets};
+use super::DriverConfig;
+
+type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
+
+/// Samples a round's tasks may have queued before the runner records them.
+const QUEUE: usize = 256;
+
+/// The HTTP/3 floor, keeping `in_flight` requests in flight.
+pub struct RawH3 {
+    config: DriverConfig,
+    runtime: Runtime,
+    endpoint: quinn::Endpoint,
+    quic: quinn::ClientConfig,
+    addr: SocketAddr,
+    host: String,
+    /// Reuse mode: the one connection's request sender, once made (again after a failure).
+    shared: tokio::sync::Mutex<Option<Sender>>,
+    in_flight: usize,
+}
+
+/// Why a request failed: its kind and the reason in the library's words.
+type Failure = (ErrorKind, String);
+
+impl RawH3 {
+    /// A client of `config`'s URL (https), with its own runtime and UDP socket.
+    pub fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
+        let runtime = Builder::new_current_thread().enable_all().build()?;
+        let host = config.url.host_str().context("the URL has no host")?.trim_matches(['[', ']']).to_string();
+        let port = config.url.port_or_known_default().context("the URL has no port")?;
+        let addr = (host.as_str(), port).to_socket_addrs()?.next().context("the host has no address")?;
+        let tls = super::tls::client_config(config.cacert.as_deref(), HttpVersion::Http3)?;
+        let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).context("no TLS 1.3 for QUIC")?;
+        let quic = quinn::ClientConfig::new(Arc::new(quic));
+        let bind: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse()?;
+        let endpoint = {
+            let _guard = runtime.enter();
+            quinn::Endpoint::client(bind).context("cannot open a UDP socket for QUIC")?
+        };
+        let shared = tokio::sync::Mutex::new(None);
+        Ok(RawH3 { config: config.clone(), runtime, endpoint, quic, addr, host, shared, in_flight })
+    }
+
+    /// A new QUIC connection with its HTTP/3 sender; the connection's driver runs as a task of its own.
+    async fn connect(&self) -> Result<(quinn::Connection, Sender), Failure> {
+        let connecting = self
+            .endpoint
+            .connect_with(self.quic.clone(), self.addr, &self.host)
+            .map_err(|e| (ErrorKind::Connect, format!("cannot connect to {}: {e}", self.addr)))?;
+        let conn = connecting.await.map_err(|e| connection_failure(&e))?;
+        let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
+            .await
+            .map_err(|e| (ErrorKind::Protocol, e.to_string()))?;
+        tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+        Ok((conn, sender))
+    }
+
+    /// The sender of a request: in fresh mode a new connection's (to be closed after it), in reuse mode the
+    /// one connection's, made by the first request that needs it while the others wait for it.
+    async fn sender(&self) -> Result<(Option<quinn::Connection>, Sender), Failure> {
+        if self.config.mode == Mode::Fresh {
+            let (conn, sender) = self.connect().await?;
+            return Ok((Some(conn), sender));
+        }
+        let mut shared = self.shared.lock().await;
+        if let Some(sender) = shared.as_ref() {
+            return Ok((None, sender.clone()));
+        }
+        let (_, sender) = self.connect().await?;
+        *shared = Some(sender.clone());
+        Ok((None, sender))
+    }
+
+    /// One request, with its own connection (fresh) or the shared one (reuse: made anew after a failure, as
+    /// a client reconnects after a broken connection).
+    async fn request(&self) -> Result<Outcome, Failure> {
+        let (own, mut sender) = self.sender().await?;
+        let outcome = get(&mut sender, &self.config.url).await;
+        match own {
+            Some(conn) => conn.close(0u32.into(), b"done"),
+            None if outcome.is_err() => *self.shared.lock().await = None,
+            None => {}
+        }
+        outcome
+    }
+}
+
+/// GET `url` on `sender`'s connection and read the whole body; a body shorter than its Content-Length is
+/// `truncated`.
+async fn get(sender: &mut Sender, url: &url::Url) -> Result<Outcome, Failure> {
+    let request = hyper::Request::get(url.as_str()).body(()).map_err(|e| (ErrorKind::Other, e.to_string()))?;
+    let stream_failure = |e: h3::error::StreamError| stream_kind(&e);
+    let mut stream = sender.send_request(request).await.map_err(stream_failure)?;
+    stream.finish().await.map_err(stream_failure)?;
+    let response = stream.recv_response().await.map_err(stream_failure)?;
+    let expected =
+        response.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut bytes = 0u64;
+    while let Some(chunk) = stream.recv_data().await.map_err(stream_failure)? {
+        bytes += chunk.remaining() as u64;
+    }
+    let status = response.status().as_u16();
+    if expected.is_some_and(|n| n != bytes) {
+        return Err((ErrorKind::Truncated, format!("the body ended after {bytes} of {expected:?} bytes")));
+    }
+    Ok(Outcome::response(status, bytes).over(Some(HttpVersion::Http3)))
+}
+
+fn timed_out(timeout: Duration) -> Failure {
+    (ErrorKind::Timeout, format!("no whole response within {timeout:?} (a QUIC server that never answers looks so)"))
+}
+
+/// The kind of a failed QUIC connection: a TLS alert or a certificate the client refused is `tls`.
+fn connection_failure(e: &quinn::ConnectionError) -> Failure {
+    let text = e.to_string();
+    let kind = match e {
+        quinn::ConnectionError::TimedOut => ErrorKind::Timeout,
+        quinn::ConnectionError::Reset => ErrorKind::Reset,
+        quinn::ConnectionError::TransportError(t) if crypto_code(t.code) => ErrorKind::Tls,
+        quinn::ConnectionError::ConnectionClosed(c) if crypto_code(c.error_code) => ErrorKind::Tls,
+        _ if text.contains("certificate") => ErrorKind::Tls,
+        _ => ErrorKind::Protocol,
+    };
+    (kind, text)
+}
+
+/// Whether a QUIC transport error code carries a TLS alert (0x0100 to 0x01ff, RFC 9001 4.8).
+fn crypto_code(code: quinn::TransportErrorCode) -> bool {
+    (0x100..0x200).contains(&u64::from(code))
+}
+
+/// The kind of a failed request stream: a reset by the peer is `reset`, a connection that timed out
+/// `timeout`, anything else `protocol`.
+fn stream_kind(e: &h3::error::StreamError) -> Failure {
+    let text = e.to_string();
+    let lower = text.to_lowercase();
+    let kind = if lower.contains("reset") {
+        ErrorKind::Reset
+    } else if lower.contains("timed out") || lower.contains("timeout") {
+        ErrorKind::Timeout
+    } else {
+        ErrorKind::Protocol
+    };
+    (kind, text)
+}
+
+impl super::pool::Pool for RawH3 {
+    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+        let tickets = Tickets::new(budget);
+        let (this, timeout) = (&*self, self.config.timeout);
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(QUEUE);
+        let tasks: Vec<_> = (0..this.in_flight.max(1))
+            .map(|_| {
+                let (tx, tickets) = (tx.clone(), &tickets);
+                async move {
+                    while !stop.load(Ordering::Relaxed) && tickets.take() {
+                        let t0 = Instant::now();
+                        let done = tokio::time::timeout(timeout, this.request()).await;
+                        let (outcome, reason) = match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
+                            Ok(outcome) => (outcome, None),
+                            Err((kind, reason)) => (Outcome::failed(kind, None), Some(reason)),
+                        };
+                        let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
+                        if tx.send(sample).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            })
+            .collect();
+        drop(tx);
+        self.runtime.block_on(async {
+            let recording = async {
+                while let Some(sample) = rx.recv().await {
+                    record(sample);
+                }
+            };
+            futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
+        });
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+}

@@ -1,0 +1,222 @@
+//! HTTP/3 over QUIC, natively: the embedded server answers on UDP of its TCP port (`--http 3`), the `raw` floor
+//! speaks it through quinn and h3, every version is a dimension of the cases (`--http 1.1,2,3`), the clients
+//! without HTTP/3 are left out with the reason, and each fault a QUIC client meets ends within `--timeout`
+//! with its one-line reason: nothing listening on the UDP port, a certificate for another name, and, from a
+//! fault server written here (quinn + h3), a server that stops answering mid-body and one that resets the
+//! request stream.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::helpers::{cases, run_json, Serve};
+
+/// `serve --tls --http VERSIONS` on `bind`, and the CA file it printed.
+fn tls_server(versions: &str, bind: &str) -> (Serve, String) {
+    let serve = Serve::start_with(&["--quiet", "--tls", "--http", versions, "--bind", bind]);
+    let lines = serve.stdout_until("SPKI pin: ", 10);
+    let ca = lines.iter().find_map(|l| l.strip_prefix("CA certificate: ")).expect("a CA line").to_string();
+    (serve, ca)
+}
+
+/// The case of `client`, `mode` and HTTP `version` in a result file.
+fn case<'a>(v: &'a Value, client: &str, mode: &str, version: &str) -> &'a Value {
+    let found = cases(v).iter().find(|c| c["client"] == client && c["mode"] == mode && c["http_version"] == version);
+    found.unwrap_or_else(|| panic!("no {client}/{mode} over {version}: {v}"))
+}
+
+#[test]
+fn every_version_is_a_dimension_and_raw_speaks_http3_with_a_handshake_per_fresh_request() {
+    let args = ["run", "--tls", "--http", "1.1,2,3", "--clients", "raw,curl", "-n", "40", "--warmup", "2"];
+    let (code, v, err) = run_json(&[&args[..], &["--rounds", "2", "--no-progress"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["settings"]["http_versions"], serde_json::json!(["1.1", "2", "3"]));
+    let skipped = &v["settings"]["skipped"];
+    for left_out in ["curl over HTTP/3 (no HTTP/3 in this client)", "raw over HTTP/2 (no HTTP/2 in this client)"] {
+        assert!(skipped.as_array().unwrap().iter().any(|s| s == left_out), "{left_out}: {skipped}");
+    }
+    assert_eq!(cases(&v).len(), 8, "raw over h1 and h3, curl over h1 and h2, both modes");
+    for c in cases(&v) {
+        assert_eq!((c["ok"].as_u64(), c["bytes"].as_u64()), (Some(40), Some(40 * 612)), "{c}");
+    }
+    let fresh = case(&v, "raw", "fresh", "3");
+    assert_eq!(fresh["tls"], "TLSv1.3 TLS13_AES_128_GCM_SHA256", "{fresh}");
+    // A new QUIC connection with a full handshake per request, resuming nothing; the warm-up's are its own.
+    assert_eq!((fresh["tls_full_handshakes"].as_u64(), fresh["tls_resumed_handshakes"].as_u64()), (Some(40), Some(0)));
+    assert_eq!(fresh["connections"].as_u64(), Some(42), "{fresh}");
+    let reuse = case(&v, "raw", "reuse", "3");
+    assert_eq!(reuse["tls_full_handshakes"].as_u64(), Some(0), "its one handshake was in the warm-up: {reuse}");
+    assert_eq!(reuse["connections"].as_u64(), Some(1), "{reuse}");
+    // With requests in flight, reuse keeps them all on its one connection, as streams.
+    let (code, v, err) = run_json(&[
+        "run",
+        "--tls",
+        "--http",
+        "3",
+        "--clients",
+        "raw",
+        "--mode",
+        "reuse",
+        "-c",
+        "8",
+        "-n",
+        "200",
+        "--rounds",
+        "2",
+        "--no-progress",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = case(&v, "raw", "reuse", "3");
+    assert_eq!((c["ok"].as_u64(), c["connections"].as_u64()), (Some(200), Some(1)), "{c}");
+}
+
+#[test]
+fn a_url_served_over_http3_is_measured_with_its_ca() {
+    let (serve, ca) = tls_server("3", "127.0.0.1");
+    let args = ["run", serve.url.as_str(), "--http", "3", "--cacert", ca.as_str(), "--clients", "raw,ureq"];
+    let (code, v, err) = run_json(&[&args[..], &["-n", "20", "--warmup", "1", "--no-progress"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(cases(&v).len(), 2, "raw in both modes; ureq left out: {v}");
+    assert!(cases(&v).iter().all(|c| c["ok"] == 20 && c["http_version"] == "3"), "{v}");
+    assert!(v["settings"]["skipped"].to_string().contains("ureq over HTTP/3 (HTTP/1.1 only)"), "{v}");
+}
+
+/// Run `raw` over HTTP/3 against `url` with `ca`, 2 requests in reuse and fresh mode with a 1 s timeout; the
+/// result and how long it took.
+fn faulty(url: &str, ca: &str) -> (Value, Duration) {
+    let t = Instant::now();
+    let args = ["run", url, "--http", "3", "--cacert", ca, "--clients", "raw", "-n", "2", "--warmup", "0"];
+    let (code, v, err) = run_json(&[&args[..], &["--rounds", "1", "--timeout", "1", "--no-progress"]].concat());
+    assert_eq!(code, 1, "every request failed: {err}");
+    (v, t.elapsed())
+}
+
+#[test]
+fn nothing_listening_on_the_udp_port_is_a_timeout_within_the_timeout() {
+    // The server speaks HTTP/1.1 and HTTP/2 on TCP only: its UDP port answers nothing (QUIC hears no refusal).
+    let (serve, ca) = tls_server("both", "127.0.0.1");
+    let (v, took) = faulty(&serve.url, &ca);
+    assert!(took < Duration::from_secs(20), "4 requests of at most 1 s each: {took:?}");
+    for c in cases(&v) {
+        assert_eq!(c["errors"]["timeout"].as_u64(), Some(2), "{c}");
+        let reason = c["error_reasons"][0].as_str().unwrap_or_default();
+        assert!(reason.starts_with("timeout: ") && !reason.contains('\n'), "one line: {c}");
+    }
+}
+
+#[test]
+fn a_certificate_for_another_name_is_a_tls_failure() {
+    // 127.0.0.2 is loopback too, but not a name the generated certificate holds (127.0.0.1, localhost, ::1).
+    let (serve, ca) = tls_server("3", "127.0.0.2");
+    let (v, took) = faulty(&serve.url, &ca);
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    for c in cases(&v) {
+        assert_eq!(c["errors"]["tls"].as_u64(), Some(2), "{c}");
+        let reason = c["error_reasons"][0].as_str().unwrap_or_default().to_lowercase();
+        assert!(reason.starts_with("tls: ") && reason.contains("certificate"), "the reason says why: {c}");
+    }
+}
+
+/// What a fault server does to every request.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Sends the response head (612 bytes announced) and 100 bytes of body, then nothing more.
+    Stall,
+    /// Resets the request stream without an answer.
+    Reset,
+}
+
+/// Stops a fault server when dropped.
+struct FaultServer {
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// An HTTP/3 server on 127.0.0.1 (UDP) with a certificate for 127.0.0.1 signed by a CA of its own, doing
+/// `fault` to every request; its URL, the CA file to give clients, and its guard.
+fn h3_fault_server(fault: Fault, dir: &std::path::Path) -> (String, std::path::PathBuf, FaultServer) {
+    use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+    let (ca_cert, issuer) = crate::tls_faults::authority();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert = params.signed_by(&key, &issuer).unwrap();
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca_cert.pem()).unwrap();
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert.der().clone()], key)
+        .unwrap();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    let quic = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
+    let config = quinn::ServerConfig::with_crypto(std::sync::Arc::new(quic));
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let url = format!("https://{}/", socket.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let endpoint =
+                quinn::Endpoint::new(Default::default(), Some(config), socket, quinn::default_runtime().unwrap())
+                    .unwrap();
+            let serving = async {
+                while let Some(incoming) = endpoint.accept().await {
+                    tokio::spawn(fault_connection(incoming, fault));
+                }
+            };
+            tokio::select! {
+                _ = serving => {}
+                _ = stopped => {}
+            }
+        });
+    });
+    (url, ca_file, FaultServer { _stop: stop })
+}
+
+/// One connection of a fault server: every request gets `fault`; the connection stays open.
+async fn fault_connection(incoming: quinn::Incoming, fault: Fault) {
+    let Ok(conn) = incoming.await else { return };
+    let Ok(mut h3) = h3::server::builder().build(h3_quinn::Connection::new(conn)).await else { return };
+    while let Ok(Some(resolver)) = h3.accept().await {
+        tokio::spawn(async move {
+            let Ok((_, mut stream)) = resolver.resolve_request().await else { return };
+            match fault {
+                Fault::Stall => {
+                    let head = hyper::Response::builder().status(200).header("content-length", "612").body(()).unwrap();
+                    let _ = stream.send_response(head).await;
+                    let _ = stream.send_data(bytes::Bytes::from(vec![b'x'; 100])).await;
+                    // Then nothing: the stream stays open until the client gives up.
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                Fault::Reset => stream.stop_stream(h3::error::Code::H3_REQUEST_REJECTED),
+            }
+        });
+    }
+}
+
+#[test]
+fn a_server_that_stops_answering_mid_body_is_a_timeout() {
+    let dir = crate::helpers::scratch("h3-stall");
+    let (url, ca, _server) = h3_fault_server(Fault::Stall, &dir);
+    let (v, took) = faulty(&url, ca.to_str().unwrap());
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    for c in cases(&v) {
+        assert_eq!((c["errors"]["timeout"].as_u64(), c["ok"].as_u64()), (Some(2), Some(0)), "{c}");
+    }
+}
+
+#[test]
+fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
+    let dir = crate::helpers::scratch("h3-reset");
+    let (url, ca, _server) = h3_fault_server(Fault::Reset, &dir);
+    let (v, took) = faulty(&url, ca.to_str().unwrap());
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    for c in cases(&v) {
+        let failed = c["errors"]["reset"].as_u64().or(c["errors"]["protocol"].as_u64());
+        assert_eq!(failed, Some(2), "reset or protocol: {c}");
+        let reason = c["error_reasons"][0].as_str().unwrap_or_default();
+        assert!(!reason.contains('\n') && reason.len() > 10, "one line that says why: {c}");
+    }
+}
