@@ -45,7 +45,8 @@ pub fn config(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) 
 
 /// A QUIC endpoint on UDP `addr` (the TCP listener's address) serving `config`.
 pub fn endpoint(addr: SocketAddr, config: &Arc<QuicServerConfig>) -> anyhow::Result<quinn::Endpoint> {
-    let server = quinn::ServerConfig::with_crypto(config.clone());
+    let mut server = quinn::ServerConfig::with_crypto(config.clone());
+    server.transport_config(crate::clients::tls::quic_transport());
     quinn::Endpoint::server(server, addr).with_context(|| format!("cannot listen for HTTP/3 on UDP {addr}"))
 }
 
