@@ -126,6 +126,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
     let server = start_server(options, plan.server_cpu, results.path())?;
     let h1_target = browser::start_h1_target(options, plan.server_cpu)?;
+    let h3_target = browser::start_h3_target(options, plan.server_cpu)?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
     let browser_placement = browser::place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
@@ -147,7 +148,10 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     // Every engine's page starts now and takes its turn at each pass with the native clients (side 0).
-    let targets = server.as_ref().map(|s| browser::BrowserTargets { server: s, h1: h1_target.as_ref(), url: &url });
+    let targets = server.as_ref().map(|s| {
+        let (h1, h3) = (h1_target.as_ref(), h3_target.as_ref());
+        browser::BrowserTargets { server: s, h1, h3, url: &url }
+    });
     let pages = match (&options.browser, &targets) {
         (Some(b), Some(t)) => Some(RefCell::new(browser::Pages::start(options, b, t, browser_placement, &stop))),
         _ => None,
@@ -156,6 +160,7 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
     drop(server);
     drop(h1_target);
+    drop(h3_target);
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
     if interrupted {
         eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());

@@ -220,3 +220,42 @@ fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
         assert!(!reason.contains('\n') && reason.len() > 10, "one line that says why: {c}");
     }
 }
+
+/// `run --browser --tls --http 2,3`: Chromium over QUIC to the HTTP/3 target of its own (forced for that origin
+/// alone, trusting it by its SPKI pin), each case's version observed as `h3`, fresh mode a new QUIC connection
+/// per request (the server's GOAWAY after `close=1`), reuse one, beside raw's HTTP/3 in one report.
+#[test]
+#[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
+fn chromium_speaks_http3_to_a_target_of_its_own_beside_the_native_floor() {
+    let args = "--tls --http 2,3 -n 40 --warmup 2 --rounds 2 --clients raw,curl --browser-clients fetch";
+    let r = crate::browser_plan::BrowserRun::new("run-browser-h3", args).run();
+    assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
+    for label in ["native/raw/fresh/h3", "native/curl/reuse/h2", "chromium/fetch/fresh/h3", "chromium/fetch/reuse/h2"] {
+        assert!(r.out.contains(&format!("{label}: ")), "a timethese line for {label}: {}", r.out);
+    }
+    let browser = r.engine("chromium");
+    assert_eq!(browser["settings"]["http_versions"], serde_json::json!(["2", "3"]));
+    for c in browser["cases"].as_array().unwrap() {
+        assert_eq!(c["ok"], 40, "{c:#}");
+        assert!(c["aborted"].is_null(), "the version it asked for, observed: {c:#}");
+    }
+    let fresh = case(browser, "fetch", "fresh", "3");
+    let opened = fresh["connections"].as_u64().expect("the HTTP/3 target counted its connections");
+    assert!((40..=42).contains(&opened), "a QUIC connection per request, warm-up included: {fresh:#}");
+    assert!(fresh["phases_ns"]["tls_mean"].as_f64() > Some(0.0), "a handshake per request: {fresh:#}");
+    // One QUIC connection per step (warm-up, 2 rounds): the fresh case's GOAWAY ends the one the reuse case
+    // would have kept between steps, as over HTTP/2.
+    let reused = case(browser, "fetch", "reuse", "3")["connections"].as_u64();
+    assert!(reused.is_some_and(|n| (1..=3).contains(&n)), "one QUIC connection per step: {reused:?}");
+    assert_eq!(case(&r.reports[0], "raw", "fresh", "3")["tls_full_handshakes"], 40);
+}
+
+#[test]
+fn firefox_over_http3_is_refused_before_any_work_with_what_to_do() {
+    for engines in ["firefox", "all", "chromium,firefox"] {
+        let (code, _, err) = crate::helpers::run(&["run", "--browser", engines, "--tls", "--http", "2,3", "-n", "5"]);
+        assert_eq!(code, 2, "{engines}: {err}");
+        assert!(err.contains("Firefox over HTTP/3 is not measured yet") && err.contains("--browser chromium"), "{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+}

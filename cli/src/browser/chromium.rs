@@ -32,8 +32,15 @@ pub fn start(launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyh
         let bare: Vec<&str> = launch.spki_pins.iter().map(|p| p.trim_start_matches("sha256/")).collect();
         cmd.arg(format!("--ignore-certificate-errors-spki-list={}", bare.join(",")));
     }
-    cmd.args(CHROMIUM_FLAGS)
-        .args(["--disable-extensions", "--window-size=1280,2000"])
+    if launch.quic_origins.is_empty() {
+        cmd.args(CHROMIUM_FLAGS);
+    } else {
+        // QUIC for the HTTP/3 target's origin only: the SPKI pins alone never make Chromium try QUIC (an
+        // Alt-Svc to an unknown root is refused), and forcing it without the pins fails verification.
+        cmd.args(CHROMIUM_FLAGS.iter().filter(|f| **f != "--disable-quic"));
+        cmd.arg(format!("--origin-to-force-quic-on={}", launch.quic_origins.join(",")));
+    }
+    cmd.args(["--disable-extensions", "--window-size=1280,2000"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url);
     launch.spawn(&mut cmd)

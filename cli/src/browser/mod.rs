@@ -56,13 +56,31 @@ pub fn check(options: &RunOptions, b: &BrowserOptions) -> Result<(), Usage> {
     }
 }
 
-/// For `--browser --tls --http both`: a second embedded server that offers only `http/1.1` by ALPN, the
+/// For `--browser --tls --http 1.1,2`: a second embedded server that offers only `http/1.1` by ALPN, the
 /// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
-/// offers h2 too). With one version the first server offers only that one.
+/// offers h2 too). Otherwise the first server offers HTTP/1.1 alone, or does not serve it.
 pub fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
-    let wanted = options.tls && options.http_versions.len() > 1;
+    let versions = &options.http_versions;
+    let wanted = options.tls && versions.contains(&HttpVersion::Http11) && versions.contains(&HttpVersion::Http2);
+    start_target(options, cpu, wanted, "1.1")
+}
+
+/// For `--browser --tls` with HTTP/3: a server that speaks HTTP/3 (on UDP), the browser's HTTP/3 target,
+/// which Chromium is told to reach over QUIC (`--origin-to-force-quic-on`): a browser uses QUIC only for an
+/// origin it was told speaks it, and the page's own origin must stay on TCP (it serves the page).
+pub fn start_h3_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
+    let wanted = options.tls && options.http_versions.contains(&HttpVersion::Http3);
+    start_target(options, cpu, wanted, "3")
+}
+
+fn start_target(
+    options: &RunOptions,
+    cpu: Option<usize>,
+    wanted: bool,
+    http: &str,
+) -> anyhow::Result<Option<ChildServer>> {
     Ok(match &options.browser {
-        Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), "1.1".into()])?),
+        Some(_) if wanted => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), http.into()])?),
         _ => None,
     })
 }
@@ -73,6 +91,8 @@ pub struct BrowserTargets<'a> {
     pub server: &'a ChildServer,
     /// Over TLS, the server offering only HTTP/1.1.
     pub h1: Option<&'a ChildServer>,
+    /// Over TLS, the server of the HTTP/3 cases.
+    pub h3: Option<&'a ChildServer>,
     /// The run's target URL on `server`.
     pub url: &'a url::Url,
 }
@@ -81,21 +101,33 @@ impl BrowserTargets<'_> {
     /// The URLs of the browser cases: the run's, and over TLS HTTP/1.1's on the server that offers it alone.
     fn targets(&self) -> Targets {
         let mut targets = Targets::one(self.url.as_str());
-        if let Some(h1) = self.h1 {
-            let url = h1.url.join(self.url.path()).unwrap_or_else(|_| h1.url.clone());
-            targets.per_version.push((HttpVersion::Http11, url.to_string()));
+        for (version, server) in [(HttpVersion::Http11, self.h1), (HttpVersion::Http3, self.h3)] {
+            if let Some(s) = server {
+                let url = s.url.join(self.url.path()).unwrap_or_else(|_| s.url.clone());
+                targets.per_version.push((version, url.to_string()));
+            }
         }
         targets
     }
 
+    /// Every server the page requests.
+    fn servers(&self) -> impl Iterator<Item = &ChildServer> {
+        [Some(self.server), self.h1, self.h3].into_iter().flatten()
+    }
+
     /// The SPKI pins of the servers' keys, for Chromium to accept (over TLS).
     fn pins(&self) -> Vec<String> {
-        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.pin.clone()).collect()
+        self.servers().filter_map(|s| s.pin.clone()).collect()
     }
 
     /// The servers' CA files, for Firefox to trust in its profile (over TLS).
     fn cas(&self) -> Vec<PathBuf> {
-        [Some(self.server), self.h1].into_iter().flatten().filter_map(|s| s.ca.clone()).collect()
+        self.servers().filter_map(|s| s.ca.clone()).collect()
+    }
+
+    /// The origins the browser must reach over QUIC (`127.0.0.1:PORT`): the HTTP/3 target's.
+    fn quic_origins(&self) -> Vec<String> {
+        self.h3.iter().filter_map(|s| Some(format!("{}:{}", s.url.host_str()?, s.url.port()?))).collect()
     }
 }
 
@@ -114,6 +146,8 @@ pub struct Launch<'a> {
     pub spki_pins: &'a [String],
     /// Over HTTPS: the servers' CA files (what Firefox's profile trusts).
     pub cas: &'a [PathBuf],
+    /// The origins to reach over QUIC (`127.0.0.1:PORT`), the HTTP/3 target's; none: no QUIC at all.
+    pub quic_origins: &'a [String],
 }
 
 impl Launch<'_> {

@@ -87,12 +87,12 @@ impl<'a> Pages<'a> {
             targets: &targets_of_cases,
             timeout: options.timeout,
         };
-        let (pins, cas) = (targets.pins(), targets.cas());
+        let (pins, cas, quic_origins) = (targets.pins(), targets.cas(), targets.quic_origins());
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
         let mut turns = Turns::new(b.binaries.len() + 1);
         for (i, binary) in b.binaries.iter().enumerate() {
-            let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas };
+            let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas, quic_origins: &quic_origins };
             let url = plan.url(&targets.server.url, binary.engine.as_str());
             let run = start_page(&launch, &url).unwrap_or_else(|e| failed(binary.engine, e));
             if run.outcome.is_some() {

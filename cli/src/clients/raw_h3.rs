@@ -50,7 +50,8 @@ impl RawH3 {
         let addr = (host.as_str(), port).to_socket_addrs()?.next().context("the host has no address")?;
         let tls = super::tls::client_config(config.cacert.as_deref(), HttpVersion::Http3)?;
         let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).context("no TLS 1.3 for QUIC")?;
-        let quic = quinn::ClientConfig::new(Arc::new(quic));
+        let mut quic = quinn::ClientConfig::new(Arc::new(quic));
+        quic.transport_config(super::tls::quic_transport());
         let bind: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse()?;
         let endpoint = {
             let _guard = runtime.enter();

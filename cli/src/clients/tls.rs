@@ -99,3 +99,16 @@ macro_rules! configure_reqwest {
     };
 }
 pub(crate) use configure_reqwest;
+
+/// How long a QUIC connection may be idle before either side drops it: an hour, for both the raw floor's
+/// connections and the embedded server's. QUIC's default (30 s here) ended a reuse case's connection while the
+/// run's other cases or sides had their turn (the floor's runtime runs only during its own rounds, so no
+/// keep-alive can be sent meanwhile), and the case's next request then failed.
+pub const QUIC_IDLE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The QUIC transport settings of the raw floor and the embedded server: [`QUIC_IDLE`].
+pub fn quic_transport() -> Arc<quinn::TransportConfig> {
+    let mut transport = quinn::TransportConfig::default();
+    transport.max_idle_timeout(quinn::IdleTimeout::try_from(QUIC_IDLE).ok());
+    Arc::new(transport)
+}

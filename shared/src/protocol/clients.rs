@@ -27,13 +27,14 @@ pub struct ClientInfo {
 const H1: &[HttpVersion] = &[HttpVersion::Http11];
 const H1_H2: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2];
 const H1_H3: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http3];
+const ALL: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2, HttpVersion::Http3];
 
 const fn native(name: &'static str, default: bool, versions: &'static [HttpVersion]) -> ClientInfo {
     ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None, versions }
 }
 
 const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, versions: H1_H2 }
+    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, versions: ALL }
 }
 
 /// Every client, native first, each environment's in report order.
@@ -114,6 +115,9 @@ pub fn cannot_run_fresh(environment: EnvironmentKind, http: HttpVersion, concurr
     match (environment, http, concurrency) {
         (EnvironmentKind::Browser, HttpVersion::Http2, 2..) => {
             Some("a browser multiplexes its requests in flight on one HTTP/2 connection")
+        }
+        (EnvironmentKind::Browser, HttpVersion::Http3, 2..) => {
+            Some("a browser multiplexes its requests in flight on one HTTP/3 connection")
         }
         _ => None,
     }

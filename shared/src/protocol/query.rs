@@ -124,7 +124,7 @@ impl PageQuery {
 
 /// The version whose short name (`h1`, `h2`) is `short`.
 fn version_of_short(short: &str) -> Option<HttpVersion> {
-    [HttpVersion::Http11, HttpVersion::Http2].into_iter().find(|v| v.short() == short)
+    [HttpVersion::Http11, HttpVersion::Http2, HttpVersion::Http3].into_iter().find(|v| v.short() == short)
 }
 
 #[cfg(test)]
