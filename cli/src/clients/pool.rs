@@ -59,6 +59,52 @@ impl Tickets {
     }
 }
 
+/// Samples the tasks of an async pool may queue before they are recorded.
+const ASYNC_QUEUE: usize = 4096;
+
+/// A round of an async client: `in_flight` tasks on `runtime` (the driver's one thread), each making requests
+/// with `request` while the round's tickets last and `stop` is not set, each timed where it is made; the
+/// samples are recorded as they come, on this thread, between the tasks' awaits. `request` answers an outcome
+/// and, for a failure, its reason.
+pub fn run_tasks<F, Fut>(
+    runtime: &tokio::runtime::Runtime,
+    in_flight: usize,
+    budget: RoundBudget,
+    stop: &AtomicBool,
+    record: &mut dyn FnMut(Sample),
+    request: F,
+) where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = (Outcome, Option<String>)>,
+{
+    let tickets = Tickets::new(budget);
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(ASYNC_QUEUE);
+    let tasks: Vec<_> = (0..in_flight.max(1))
+        .map(|_| {
+            let (tx, tickets, request) = (tx.clone(), &tickets, &request);
+            async move {
+                while !stop.load(Ordering::Relaxed) && tickets.take() {
+                    let t0 = Instant::now();
+                    let (outcome, reason) = request().await;
+                    let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
+                    if tx.send(sample).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        })
+        .collect();
+    drop(tx);
+    runtime.block_on(async {
+        let recording = async {
+            while let Some(sample) = rx.recv().await {
+                record(sample);
+            }
+        };
+        futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
+    });
+}
+
 /// N blocking drivers, each on a thread of its own for the round.
 pub struct Threads {
     drivers: Vec<Box<dyn Driver + Send>>,

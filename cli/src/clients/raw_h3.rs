@@ -6,9 +6,9 @@
 //! listening: QUIC hears no refusal) is a `timeout`, as is one that stops mid-body.
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Context;
 use bytes::{Buf, Bytes};
@@ -17,13 +17,10 @@ use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 use tokio::runtime::{Builder, Runtime};
 
-use super::pool::{Sample, Tickets};
+use super::pool::Sample;
 use super::DriverConfig;
 
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
-
-/// Samples a round's tasks may have queued before the runner records them.
-const QUEUE: usize = 256;
 
 /// The HTTP/3 floor, keeping `in_flight` requests in flight.
 pub struct RawH3 {
@@ -166,36 +163,13 @@ fn stream_kind(e: &h3::error::StreamError) -> Failure {
 
 impl super::pool::Pool for RawH3 {
     fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
-        let tickets = Tickets::new(budget);
         let (this, timeout) = (&*self, self.config.timeout);
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(QUEUE);
-        let tasks: Vec<_> = (0..this.in_flight.max(1))
-            .map(|_| {
-                let (tx, tickets) = (tx.clone(), &tickets);
-                async move {
-                    while !stop.load(Ordering::Relaxed) && tickets.take() {
-                        let t0 = Instant::now();
-                        let done = tokio::time::timeout(timeout, this.request()).await;
-                        let (outcome, reason) = match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
-                            Ok(outcome) => (outcome, None),
-                            Err((kind, reason)) => (Outcome::failed(kind, None), Some(reason)),
-                        };
-                        let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
-                        if tx.send(sample).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            })
-            .collect();
-        drop(tx);
-        self.runtime.block_on(async {
-            let recording = async {
-                while let Some(sample) = rx.recv().await {
-                    record(sample);
-                }
-            };
-            futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
+        super::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || async move {
+            let done = tokio::time::timeout(timeout, this.request()).await;
+            match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
+                Ok(outcome) => (outcome, None),
+                Err((kind, reason)) => (Outcome::failed(kind, None), Some(reason)),
+            }
         });
     }
 

@@ -2,15 +2,15 @@
 //! thread, so the measured time and CPU are the client's alone. Concurrently ([`AsyncPool`]), N tasks on that
 //! one thread share one client, as async users run it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
 
-use super::pool::{Sample, Tickets};
+use super::pool::Sample;
 
 use super::reqwest_blocking::{kind, observed, Failure};
 use super::tls;
@@ -80,9 +80,6 @@ async fn get(client: &Client, url: url::Url) -> Result<Outcome, reqwest::Error> 
     Ok(Outcome::response(status, bytes).over(http))
 }
 
-/// Samples the tasks may queue before the recording task takes them.
-const QUEUE: usize = 4096;
-
 /// `in_flight` tasks on the driver's one thread, sharing one client in reuse mode (each request its own
 /// client in fresh mode, as the sequential driver does).
 pub struct AsyncPool {
@@ -136,34 +133,8 @@ impl super::pool::Pool for AsyncPool {
                 }
             }
         }
-        let tickets = Tickets::new(budget);
         let (config, shared) = (&self.config, self.client.as_ref());
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(QUEUE);
-        let tasks: Vec<_> = (0..self.in_flight)
-            .map(|_| {
-                let (tx, tickets) = (tx.clone(), &tickets);
-                async move {
-                    while !stop.load(Ordering::Relaxed) && tickets.take() {
-                        let t0 = Instant::now();
-                        let (outcome, reason) = pooled(config, shared).await;
-                        let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
-                        if tx.send(sample).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-            })
-            .collect();
-        drop(tx);
-        self.runtime.block_on(async {
-            // The samples are recorded as they come, by the same thread, between the tasks' awaits.
-            let recording = async {
-                while let Some(sample) = rx.recv().await {
-                    record(sample);
-                }
-            };
-            futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
-        });
+        super::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || pooled(config, shared));
     }
 
     fn in_flight(&self) -> usize {
