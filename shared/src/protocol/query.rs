@@ -176,7 +176,8 @@ mod tests {
         assert!(q.autorun);
         assert_eq!(q.imports, ["/a.json", "/b.json"]);
         assert_eq!(PageQuery::parse("target=a+b%zz").target.as_deref(), Some("a b%zz"));
-        let q = PageQuery::parse("target_h2=x&target_h3=y&target_h2=z");
-        assert_eq!(q.targets, [(HttpVersion::Http2, "z".to_string())], "known versions only, the last kept");
+        let q = PageQuery::parse("target_h2=x&target_h4=y&target_h2=z&target_h3=w");
+        let kept = [(HttpVersion::Http2, "z".to_string()), (HttpVersion::Http3, "w".to_string())];
+        assert_eq!(q.targets, kept, "known versions only, the last kept");
     }
 }
