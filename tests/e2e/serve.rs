@@ -175,3 +175,23 @@ fn private_network_access_preflights_are_answered() {
     }
     assert!(body.is_empty());
 }
+
+/// A reuse case's kept-alive connection idles while the run's other cases and sides (the browsers) have their
+/// turn, minutes at times: the server keeps it. Its header read timeout once closed it after 30 idle seconds,
+/// and the case's next request paid a new connection.
+#[test]
+fn a_kept_alive_connection_outlives_half_a_minute_of_idling() {
+    use std::io::{Read, Write};
+    let serve = Serve::start();
+    let addr = serve.url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    let mut get = || {
+        s.write_all(b"GET /bytes/10 HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut buf = [0u8; 4096];
+        s.read(&mut buf).unwrap_or(0)
+    };
+    assert!(get() > 10, "the first answer");
+    std::thread::sleep(std::time::Duration::from_secs(32));
+    assert!(get() > 10, "the same connection answers after 32 idle seconds");
+}

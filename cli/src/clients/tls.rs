@@ -100,15 +100,17 @@ macro_rules! configure_reqwest {
 }
 pub(crate) use configure_reqwest;
 
-/// How long a QUIC connection may be idle before either side drops it: an hour, for both the raw floor's
-/// connections and the embedded server's. QUIC's default (30 s here) ended a reuse case's connection while the
-/// run's other cases or sides had their turn (the floor's runtime runs only during its own rounds, so no
-/// keep-alive can be sent meanwhile), and the case's next request then failed.
-pub const QUIC_IDLE: std::time::Duration = std::time::Duration::from_secs(3600);
+/// How long a connection may be idle before the embedded server (over TCP and QUIC) or the raw floor (over
+/// QUIC) drops it: an hour. A reuse case's connection idles while the run's other cases, or other sides (the
+/// browsers), have their turn, which can take minutes. QUIC's default (30 s) ended the floor's connection
+/// then (its runtime runs only during its own rounds, so it can send no keep-alive), and so did the TCP
+/// server's 30 s header read timeout, which runs while a kept-alive connection waits for its next request
+/// (checked: a connection idle for 35 s was closed); the case's next request then paid a new connection.
+pub const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// The QUIC transport settings of the raw floor and the embedded server: [`QUIC_IDLE`].
+/// The QUIC transport settings of the raw floor and the embedded server: [`IDLE_LIMIT`].
 pub fn quic_transport() -> Arc<quinn::TransportConfig> {
     let mut transport = quinn::TransportConfig::default();
-    transport.max_idle_timeout(quinn::IdleTimeout::try_from(QUIC_IDLE).ok());
+    transport.max_idle_timeout(quinn::IdleTimeout::try_from(IDLE_LIMIT).ok());
     Arc::new(transport)
 }

@@ -389,7 +389,9 @@ where
     });
     let _ = http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_secs(30))
+        // Also how long a kept-alive connection may wait for its next request (hyper runs this timer then):
+        // a reuse case's connection idles while other cases and sides have their turn.
+        .header_read_timeout(crate::clients::tls::IDLE_LIMIT)
         .keep_alive(true)
         .serve_connection(io, service)
         .await;
