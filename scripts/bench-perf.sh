@@ -21,14 +21,17 @@
 #   9. concurrency: httpbench raw at -c 16 (reuse) vs wrk -c16 -t1 against the same embedded server (goal >=
 #      0.8); the embedded server under -c 256 with 5 ms think time (goal: no errors); peak RSS at -c 64,
 #      -n 10000 vs -n 1000000 (goal <= 1.2x)
+#  10. HTTP/3: httpbench's raw floor vs oha (`--http-version 3`, built with its http3 feature into .tools/oha by
+#      this script, ~6 min once) against the embedded server's HTTP/3, reuse, -c 1 and -c 16 (goal: raw >= 0.9x
+#      oha at -c 1)
 # Usage: scripts/bench-perf.sh [ROUNDS]   (default 5); SECTIONS="1 3" runs only those figures (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
-SECTIONS=${SECTIONS:-1 2 3 4 5 6 7 8 9}
+SECTIONS=${SECTIONS:-1 2 3 4 5 6 7 8 9 10}
 case $ROUNDS in '' | *[!0-9]* | 0) echo "error: ROUNDS '$ROUNDS' is not a positive whole number (e.g. 5)" >&2; exit 2 ;; esac
 for s in $SECTIONS; do
-  case $s in [1-9]) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-9, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
+  case $s in [1-9] | 10) ;; *) echo "error: SECTIONS has '$s'; use figure numbers 1-10, e.g. SECTIONS=\"1 3\"" >&2; exit 2 ;; esac
 done
 # nghttp2-client: h2load (figure 8); openssl: the certificate both TLS servers of figure 8 serve.
 HTTPBENCH_EXTRA_APT="nginx-light wrk gcc strace valgrind nghttp2-client openssl" bash scripts/setup.sh
@@ -349,6 +352,30 @@ for n in (10000, 1000000):
     print(f"-c 64 -n {n:>8}: peak RSS {peaks[-1] / 1024:.1f} MiB")
 print(f"ratio {peaks[1] / peaks[0]:.2f} (goal <= 1.2)")
 PY
+}
+
+section_10() {
+echo; echo "== 10. HTTP/3: raw vs oha --http-version 3 (embedded server over QUIC on CPU 1, clients on CPU 0, reuse)"
+# oha's HTTP/3 is a cargo feature: built once into .tools/oha (its own lock file; about 6 min on 2 cores).
+local oha=.tools/oha/bin/oha OHA_VERSION=1.16.0
+if ! "$oha" --version 2>/dev/null | grep -q "$OHA_VERSION"; then
+  cargo install --locked --quiet oha --version "$OHA_VERSION" --features http3 --root .tools/oha
+fi
+$C1 "$BIN" serve --port 0 --threads 1 --quiet --tls --http 3 >"$work/h3.out" &
+pids+=($!)
+for _ in $(seq 50); do grep -q "SPKI pin" "$work/h3.out" 2>/dev/null && break; sleep 0.1; done
+local url ca
+url=$(sed -n 's/^listening on //p' "$work/h3.out")
+ca=$(sed -n 's/^CA certificate: //p' "$work/h3.out")
+for c in 1 16; do
+  for _ in $(seq "$ROUNDS"); do
+    o=$($C0 "$oha" --http-version 3 --cacert "$ca" -n 20000 -c "$c" --no-tui "$url" | awk '/Requests\/sec/ { print $2 }')
+    r=$($C0 "$BIN" run "$url" --http 3 --cacert "$ca" --clients raw --mode reuse -c "$c" -n 20000 --rounds 1 \
+      --warmup 200 --pin none --no-progress --format csv 2>/dev/null | awk -F, 'NR == 2 { print $10 }')
+    echo "$c $r $o"
+  done
+done | awk '{ printf "-c %2d: raw %6.0f req/s, oha %6.0f (%.2f)\n", $1, $2, $3, $2 / $3; n[$1]++; r[$1] += $2; o[$1] += $3 }
+  END { for (c in n) printf "mean at -c %d: raw %.2fx oha%s\n", c, r[c] / o[c], c == 1 ? " (goal >= 0.9)" : "" }'
 }
 
 for s in $SECTIONS; do "section_$s"; done
