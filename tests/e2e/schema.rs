@@ -28,16 +28,26 @@ pub fn validate(instance: &Value) {
     assert!(errors.is_empty(), "result file does not match the schema:\n{}", errors.join("\n"));
 }
 
+/// Version `version`'s frozen schema and the file of that version kept for the readers' tests, checked to match
+/// it: the file's text, the file, and a validator of the frozen schema (to show it refuses the next version's
+/// fields).
+fn frozen(version: u32) -> (String, Value, jsonschema::Validator) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |p: String| std::fs::read_to_string(root.join(p)).unwrap();
+    let schema: Value = serde_json::from_str(&read(format!("schema/result-v{version}.schema.json"))).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let text = read(format!("shared/tests/data/v{version}-report.json"));
+    let file: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(file["schema_version"], version);
+    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    (text, file, validator)
+}
+
 /// The frozen version-1 schema still describes the version-1 file kept for the readers' tests.
 #[test]
 fn the_version_1_file_matches_the_frozen_version_1_schema() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let read = |p: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(root.join(p)).unwrap()).unwrap() };
-    let validator = jsonschema::validator_for(&read("schema/result-v1.schema.json")).unwrap();
-    let file = read("shared/tests/data/v1-report.json");
-    assert_eq!(file["schema_version"], 1);
-    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    let (_, file, validator) = frozen(1);
     // And a version-2 file is not a version-1 one: the old schema refuses its new fields.
     let mut v2 = file.clone();
     v2["cases"][0]["http_version"] = "2".into();
@@ -47,15 +57,7 @@ fn the_version_1_file_matches_the_frozen_version_1_schema() {
 /// The frozen version-2 schema describes the version-2 file kept for the readers' tests, which still reads.
 #[test]
 fn the_version_2_file_matches_the_frozen_version_2_schema_and_still_reads() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("shared/tests/data/v2-report.json")).unwrap();
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/result-v2.schema.json")).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["schema_version"], 2);
-    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    let (text, file, validator) = frozen(2);
     let mut v3 = file.clone();
     v3["cases"][0]["concurrency"] = 16.into();
     assert!(!validator.is_valid(&v3), "the old schema refuses version 3's fields");
@@ -67,15 +69,7 @@ fn the_version_2_file_matches_the_frozen_version_2_schema_and_still_reads() {
 /// report whose rounds carry no CPU time or percentiles (so a gate leaves those metrics unjudged, not slower).
 #[test]
 fn the_version_3_file_matches_the_frozen_version_3_schema_and_still_reads() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("shared/tests/data/v3-report.json")).unwrap();
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/result-v3.schema.json")).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["schema_version"], 3);
-    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    let (text, file, validator) = frozen(3);
     let mut v4 = file.clone();
     v4["cases"][0]["rounds"][0]["cpu_secs"] = 0.01.into();
     assert!(!validator.is_valid(&v4), "the old schema refuses version 4's fields");
@@ -89,15 +83,7 @@ fn the_version_3_file_matches_the_frozen_version_3_schema_and_still_reads() {
 /// it refuses version 5's HTTP/3.
 #[test]
 fn the_version_4_file_matches_the_frozen_version_4_schema_and_still_reads() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("shared/tests/data/v4-report.json")).unwrap();
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/result-v4.schema.json")).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let file: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(file["schema_version"], 4);
-    let errors: Vec<String> = validator.iter_errors(&file).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    let (text, file, validator) = frozen(4);
     let mut v5 = file.clone();
     v5["cases"][0]["http_version"] = "3".into();
     assert!(!validator.is_valid(&v5), "the old schema refuses version 5's HTTP/3");
