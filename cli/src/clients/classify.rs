@@ -69,9 +69,11 @@ pub fn message_kind(msg: &str) -> Option<ErrorKind> {
         Some(ErrorKind::Dns)
     } else if has(&["timed out", "timeout"]) {
         Some(ErrorKind::Timeout)
-    } else if has(&["connection refused"]) {
+    } else if has(&["connection refused", "failed to establish connection"]) {
+        // reqwest over HTTP/3: a request that waited for another's connection attempt, which failed.
         Some(ErrorKind::Connect)
-    } else if has(&["connection reset", "broken pipe", "connection closed before message completed"]) {
+    } else if has(&["connection reset", "broken pipe", "connection closed before message completed", "remote reset"]) {
+        // "Remote reset: H3_REQUEST_REJECTED": h3's words for a request stream the server reset.
         Some(ErrorKind::Reset)
     } else if has(&["end of file before message length reached", "incomplete", "unexpected eof"]) {
         Some(ErrorKind::Truncated)
@@ -101,6 +103,9 @@ mod tests {
         // hyper's words for a head over its limit.
         assert_eq!(message_kind("message head is too large"), Some(ErrorKind::Protocol));
         assert_eq!(message_kind("received unexpected message from connection"), Some(ErrorKind::Protocol));
+        // reqwest over HTTP/3 (h3's and reqwest's words).
+        assert_eq!(message_kind("Remote reset: H3_REQUEST_REJECTED"), Some(ErrorKind::Reset));
+        assert_eq!(message_kind("failed to establish connection for HTTP/3 request"), Some(ErrorKind::Connect));
         let outer = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, "invalid peer certificate"));
         assert_eq!(describe(&outer), "invalid peer certificate");
         // reqwest's shape for a TLS handshake that failed: Other around InvalidData around rustls's error.

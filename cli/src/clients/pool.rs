@@ -59,13 +59,29 @@ impl Tickets {
     }
 }
 
+/// What a request of an async pool answers; [`run_tasks`] times it.
+pub struct Done {
+    /// What it produced.
+    pub outcome: Outcome,
+    /// Its phases, where the client keeps timers (ok requests only).
+    pub phases: Option<PhaseTimes>,
+    /// Why it failed, for a failure.
+    pub reason: Option<String>,
+}
+
+impl Done {
+    /// A request that failed as `outcome` for `reason`.
+    pub fn failed(outcome: Outcome, reason: String) -> Self {
+        Done { outcome, phases: None, reason: Some(reason) }
+    }
+}
+
 /// Samples the tasks of an async pool may queue before they are recorded.
 const ASYNC_QUEUE: usize = 4096;
 
 /// A round of an async client: `in_flight` tasks on `runtime` (the driver's one thread), each making requests
 /// with `request` while the round's tickets last and `stop` is not set, each timed where it is made; the
-/// samples are recorded as they come, on this thread, between the tasks' awaits. `request` answers an outcome
-/// and, for a failure, its reason.
+/// samples are recorded as they come, on this thread, between the tasks' awaits.
 pub fn run_tasks<F, Fut>(
     runtime: &tokio::runtime::Runtime,
     in_flight: usize,
@@ -75,7 +91,7 @@ pub fn run_tasks<F, Fut>(
     request: F,
 ) where
     F: Fn() -> Fut,
-    Fut: std::future::Future<Output = (Outcome, Option<String>)>,
+    Fut: std::future::Future<Output = Done>,
 {
     let tickets = Tickets::new(budget);
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(ASYNC_QUEUE);
@@ -85,8 +101,8 @@ pub fn run_tasks<F, Fut>(
             async move {
                 while !stop.load(Ordering::Relaxed) && tickets.take() {
                     let t0 = Instant::now();
-                    let (outcome, reason) = request().await;
-                    let sample = Sample { outcome, latency: t0.elapsed(), phases: None, reason };
+                    let Done { outcome, phases, reason } = request().await;
+                    let sample = Sample { outcome, latency: t0.elapsed(), phases, reason };
                     if tx.send(sample).await.is_err() {
                         break;
                     }

@@ -8,16 +8,16 @@
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bytes::{Buf, Bytes};
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::RoundBudget;
-use httpbench_shared::{ErrorKind, Mode, Outcome};
+use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use tokio::runtime::{Builder, Runtime};
 
-use super::pool::Sample;
+use super::pool::{Done, Sample};
 use super::DriverConfig;
 
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
@@ -58,58 +58,67 @@ impl RawH3 {
         Ok(RawH3 { config: config.clone(), runtime, endpoint, quic, addr, host, shared, in_flight })
     }
 
-    /// A new QUIC connection with its HTTP/3 sender; the connection's driver runs as a task of its own.
-    async fn connect(&self) -> Result<(quinn::Connection, Sender), Failure> {
+    /// A new QUIC connection with its HTTP/3 sender, and how long its handshake took; the connection's driver
+    /// runs as a task of its own.
+    async fn connect(&self) -> Result<(quinn::Connection, Sender, Duration), Failure> {
+        let start = Instant::now();
         let connecting = self
             .endpoint
             .connect_with(self.quic.clone(), self.addr, &self.host)
             .map_err(|e| (ErrorKind::Connect, format!("cannot connect to {}: {e}", self.addr)))?;
         let conn = connecting.await.map_err(|e| connection_failure(&e))?;
+        let handshake = start.elapsed();
         let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
             .await
             .map_err(|e| (ErrorKind::Protocol, e.to_string()))?;
         tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
-        Ok((conn, sender))
+        Ok((conn, sender, handshake))
     }
 
-    /// The sender of a request: in fresh mode a new connection's (to be closed after it), in reuse mode the
-    /// one connection's, made by the first request that needs it while the others wait for it.
-    async fn sender(&self) -> Result<(Option<quinn::Connection>, Sender), Failure> {
+    /// The sender of a request, and the handshake it waited for (zero on a connection made before): in fresh
+    /// mode a new connection's (to be closed after it), in reuse mode the one connection's, made by the first
+    /// request that needs it while the others wait for it.
+    async fn sender(&self) -> Result<(Option<quinn::Connection>, Sender, Duration), Failure> {
         if self.config.mode == Mode::Fresh {
-            let (conn, sender) = self.connect().await?;
-            return Ok((Some(conn), sender));
+            let (conn, sender, handshake) = self.connect().await?;
+            return Ok((Some(conn), sender, handshake));
         }
         let mut shared = self.shared.lock().await;
         if let Some(sender) = shared.as_ref() {
-            return Ok((None, sender.clone()));
+            return Ok((None, sender.clone(), Duration::ZERO));
         }
-        let (_, sender) = self.connect().await?;
+        let (_, sender, handshake) = self.connect().await?;
         *shared = Some(sender.clone());
-        Ok((None, sender))
+        Ok((None, sender, handshake))
     }
 
     /// One request, with its own connection (fresh) or the shared one (reuse: made anew after a failure, as
-    /// a client reconnects after a broken connection).
-    async fn request(&self) -> Result<Outcome, Failure> {
-        let (own, mut sender) = self.sender().await?;
-        let outcome = get(&mut sender, &self.config.url).await;
+    /// a client reconnects after a broken connection), and its phases. QUIC has one handshake, TCP's and
+    /// TLS's in one, counted as the TLS phase with no TCP connect before it, as Chromium's Resource Timing
+    /// reports a QUIC connection (its secure connection starts where the connection does).
+    async fn request(&self) -> Result<(Outcome, PhaseTimes), Failure> {
+        let start = Instant::now();
+        let (own, mut sender, handshake) = self.sender().await?;
+        let outcome = get(&mut sender, &self.config.url, start).await;
         match own {
             Some(conn) => conn.close(0u32.into(), b"done"),
             None if outcome.is_err() => *self.shared.lock().await = None,
             None => {}
         }
-        outcome
+        let (outcome, ttfb) = outcome?;
+        Ok((outcome, PhaseTimes { connect: Duration::ZERO, tls: Some(handshake), ttfb }))
     }
 }
 
 /// GET `url` on `sender`'s connection and read the whole body; a body shorter than its Content-Length is
-/// `truncated`.
-async fn get(sender: &mut Sender, url: &url::Url) -> Result<Outcome, Failure> {
+/// `truncated`. Answers the outcome and the time from `start` to the response's head.
+async fn get(sender: &mut Sender, url: &url::Url, start: Instant) -> Result<(Outcome, Duration), Failure> {
     let request = hyper::Request::get(url.as_str()).body(()).map_err(|e| (ErrorKind::Other, e.to_string()))?;
     let stream_failure = |e: h3::error::StreamError| stream_kind(&e);
     let mut stream = sender.send_request(request).await.map_err(stream_failure)?;
     stream.finish().await.map_err(stream_failure)?;
     let response = stream.recv_response().await.map_err(stream_failure)?;
+    let ttfb = start.elapsed();
     let expected =
         response.headers().get(hyper::header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     let mut bytes = 0u64;
@@ -120,7 +129,7 @@ async fn get(sender: &mut Sender, url: &url::Url) -> Result<Outcome, Failure> {
     if expected.is_some_and(|n| n != bytes) {
         return Err((ErrorKind::Truncated, format!("the body ended after {bytes} of {expected:?} bytes")));
     }
-    Ok(Outcome::response(status, bytes).over(Some(HttpVersion::Http3)))
+    Ok((Outcome::response(status, bytes).over(Some(HttpVersion::Http3)), ttfb))
 }
 
 fn timed_out(timeout: Duration) -> Failure {
@@ -167,8 +176,8 @@ impl super::pool::Pool for RawH3 {
         super::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || async move {
             let done = tokio::time::timeout(timeout, this.request()).await;
             match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
-                Ok(outcome) => (outcome, None),
-                Err((kind, reason)) => (Outcome::failed(kind, None), Some(reason)),
+                Ok((outcome, phases)) => Done { outcome, phases: Some(phases), reason: None },
+                Err((kind, reason)) => Done::failed(Outcome::failed(kind, None), reason),
             }
         });
     }

@@ -5,12 +5,13 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
 
-use super::pool::Sample;
+use super::pool::{Done, Sample};
 
 use super::reqwest_blocking::{kind, observed, Failure};
 use super::tls;
@@ -57,7 +58,7 @@ impl Driver for ReqwestAsyncDriver {
             }
         };
         let url = self.config.url.clone();
-        self.runtime.block_on(get(&client, url)).unwrap_or_else(|e| {
+        self.runtime.block_on(get(&client, url, self.config.http)).unwrap_or_else(|e| {
             self.last_error = Some(super::classify::describe(&e));
             Outcome::failed(kind(&e), None)
         })
@@ -69,8 +70,8 @@ impl Driver for ReqwestAsyncDriver {
 }
 
 /// One GET with the whole body read.
-async fn get(client: &Client, url: url::Url) -> Result<Outcome, reqwest::Error> {
-    let mut response = client.get(url).send().await?;
+async fn get(client: &Client, url: url::Url, http: HttpVersion) -> Result<Outcome, reqwest::Error> {
+    let mut response = client.get(url).version(tls::reqwest_version(http)).send().await?;
     let status = response.status().as_u16();
     let http = observed(response.version());
     let mut bytes = 0u64;
@@ -98,7 +99,7 @@ impl AsyncPool {
 }
 
 /// One request of a task: a client of its own in fresh mode, else the shared one.
-async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> (Outcome, Option<String>) {
+async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> Done {
     let own;
     let client = match shared {
         Some(c) => c,
@@ -107,12 +108,12 @@ async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> (Outcome, Opt
                 own = c;
                 &own
             }
-            Err(e) => return (e.outcome(), Some(e.describe())),
+            Err(e) => return Done::failed(e.outcome(), e.describe()),
         },
     };
-    match get(client, config.url.clone()).await {
-        Ok(outcome) => (outcome, None),
-        Err(e) => (Outcome::failed(kind(&e), None), Some(super::classify::describe(&e))),
+    match get(client, config.url.clone(), config.http).await {
+        Ok(outcome) => Done { outcome, phases: None, reason: None },
+        Err(e) => Done::failed(Outcome::failed(kind(&e), None), super::classify::describe(&e)),
     }
 }
 

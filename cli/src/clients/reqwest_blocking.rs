@@ -32,7 +32,8 @@ impl ReqwestDriver {
             _ => self.client.insert(new_client(&self.config)?),
         };
         let deadline = Instant::now() + self.config.timeout;
-        let mut response = client.get(self.config.url.as_str()).send()?;
+        let request = client.get(self.config.url.as_str()).version(tls::reqwest_version(self.config.http));
+        let mut response = request.send()?;
         let status = response.status().as_u16();
         let http = observed(response.version());
         let bytes = read_to_deadline(&mut response, deadline)?;
@@ -84,6 +85,7 @@ pub fn observed(version: reqwest::Version) -> Option<HttpVersion> {
     match version {
         reqwest::Version::HTTP_11 => Some(HttpVersion::Http11),
         reqwest::Version::HTTP_2 => Some(HttpVersion::Http2),
+        reqwest::Version::HTTP_3 => Some(HttpVersion::Http3),
         _ => None,
     }
 }

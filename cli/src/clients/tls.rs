@@ -87,18 +87,35 @@ fn new_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error
 
 /// The settings both reqwest drivers give their client builder: the blocking and async builders are different
 /// types with the same methods, hence a macro. `$builder` is a `ClientBuilder`, `$config` a `DriverConfig`,
-/// `$tls` a rustls `ClientConfig`; the result is the configured builder.
+/// `$tls` a rustls `ClientConfig`; the result is the configured builder. For HTTP/3 the client speaks QUIC
+/// only (no Alt-Svc discovery over TCP first, as the raw floor and Chromium's forced origin) and keeps an idle
+/// connection for [`IDLE_LIMIT`]; each request must still ask for HTTP/3 ([`reqwest_version`]).
 macro_rules! configure_reqwest {
-    ($builder:expr, $config:expr, $tls:expr) => {
-        $builder
+    ($builder:expr, $config:expr, $tls:expr) => {{
+        let builder = $builder
             .timeout($config.timeout)
             .tcp_nodelay(true)
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
-            .tls_backend_preconfigured($tls)
-    };
+            .tls_backend_preconfigured($tls);
+        match $config.http {
+            httpbench_shared::model::HttpVersion::Http3 => {
+                builder.http3_prior_knowledge().http3_max_idle_timeout($crate::clients::tls::IDLE_LIMIT)
+            }
+            _ => builder,
+        }
+    }};
 }
 pub(crate) use configure_reqwest;
+
+/// The version a reqwest request asks for: reqwest sends a request over HTTP/3 only when the request itself
+/// says HTTP/3 (even with `http3_prior_knowledge`); over TCP, ALPN decides between 1.1 and 2.
+pub fn reqwest_version(http: HttpVersion) -> reqwest::Version {
+    match http {
+        HttpVersion::Http3 => reqwest::Version::HTTP_3,
+        HttpVersion::Http11 | HttpVersion::Http2 => reqwest::Version::HTTP_11,
+    }
+}
 
 /// How long a connection may be idle before the embedded server (over TCP and QUIC) or the raw floor (over
 /// QUIC) drops it: an hour. A reuse case's connection idles while the run's other cases, or other sides (the

@@ -45,10 +45,10 @@ pub const CLIENTS: [ClientInfo; 11] = [
     native("curl-multi", false, H1_H2),
     // ureq 3, blocking, rustls
     native("ureq", true, H1),
-    // reqwest's blocking client, rustls
-    native("reqwest", true, H1_H2),
+    // reqwest's blocking client, rustls; HTTP/3 through its (unstable) quinn + h3 client
+    native("reqwest", true, ALL),
     // reqwest's async client on a tokio runtime
-    native("reqwest-async", false, H1_H2),
+    native("reqwest-async", false, ALL),
     // the floor: a std TcpStream with a fixed request, read by Content-Length; over HTTP/3 quinn + h3 directly,
     // a request stream per request
     native("raw", false, H1_H3),
@@ -209,10 +209,8 @@ mod tests {
         assert_eq!((n("curl"), n("reqwest"), n("reqwest-async")), (None, None, None));
         assert_eq!((n("ureq"), n("raw")), (Some("HTTP/1.1 only"), Some("no HTTP/2 in this client")));
         let h3 = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http3);
-        assert_eq!(
-            (h3("raw"), h3("curl"), h3("ureq")),
-            (None, Some("no HTTP/3 in this client"), Some("HTTP/1.1 only"))
-        );
+        assert_eq!((h3("raw"), h3("reqwest"), h3("reqwest-async")), (None, None, None));
+        assert_eq!((h3("curl"), h3("ureq")), (Some("no HTTP/3 in this client"), Some("HTTP/1.1 only")));
         assert!(h3("perl-lwp").unwrap().contains("command clients"));
         assert!(n("perl-lwp").unwrap().contains("command clients"));
         assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11), None);

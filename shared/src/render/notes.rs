@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::warnings::case_warnings;
-use crate::model::EnvironmentKind;
+use crate::model::{EnvironmentKind, HttpVersion};
 use crate::view::{Row, Source};
 
 /// The notes for `rows` (built from `sources`), one line each.
@@ -119,12 +119,19 @@ fn phases_notes(rows: &[Row<'_>]) -> Vec<String> {
                 EnvironmentKind::Browser => "Resource Timing",
                 EnvironmentKind::Native => "phases",
             };
-            let tls = p.tls_mean.map(|t| format!(", TLS handshake {} mean", duration_ns(t))).unwrap_or_default();
+            let connect = duration_ns(p.connect_mean);
+            let handshakes = match (row.case.http_version, p.tls_mean) {
+                // QUIC has one handshake, the transport's and TLS's in one: the phases hold it as TLS's.
+                (HttpVersion::Http3, Some(t)) => {
+                    format!("QUIC handshake {} mean (connect and TLS in one)", duration_ns(t))
+                }
+                (_, Some(t)) => format!("connect {connect} mean, TLS handshake {} mean", duration_ns(t)),
+                (_, None) => format!("connect {connect} mean"),
+            };
             Some(format!(
-                "note: {}: {source} over {} requests: connect {} mean{tls}, time to first byte {} mean.",
+                "note: {}: {source} over {} requests: {handshakes}, time to first byte {} mean.",
                 row.label,
                 p.samples,
-                duration_ns(p.connect_mean),
                 duration_ns(p.ttfb_mean)
             ))
         })

@@ -277,3 +277,30 @@ fn cases_stopped_early_share_one_line_with_each_reason() {
          they measured until then; the other cases ran to their end."
     );
 }
+
+#[test]
+fn phases_name_quic_s_one_handshake_and_tcp_s_two() {
+    use httpbench_shared::model::{HttpVersion, Phases};
+    let phased = |client: &str, http: HttpVersion, tls_mean: Option<f64>| Case {
+        client: client.into(),
+        http_version: http,
+        phases_ns: Some(Phases { samples: 10, connect_mean: 2000.0, ttfb_mean: 9000.0, tls_mean }),
+        ..case(0.01, 0, 1_000_000.0)
+    };
+    let mut r = report(phased("a", HttpVersion::Http11, Some(5000.0)), 1.0, "release");
+    r.environment.kind = EnvironmentKind::Native;
+    r.cases.push(phased("b", HttpVersion::Http11, None));
+    r.cases.push(Case {
+        phases_ns: r.cases[0].phases_ns.map(|p| Phases { connect_mean: 0.0, ..p }),
+        ..phased("q", HttpVersion::Http3, None)
+    });
+    r.settings.clients = vec!["a".into(), "b".into(), "q".into()];
+    let text = warnings(&r);
+    let line =
+        |client: &str| text.lines().find(|l| l.starts_with(&format!("note: {client}"))).unwrap_or_default().to_string();
+    assert!(line("a").contains("connect 2.0 µs mean, TLS handshake 5.0 µs mean, time to first byte 9.0 µs"), "{text}");
+    assert!(line("b").contains(": connect 2.0 µs mean, time to first byte"), "plaintext: no TLS phase: {text}");
+    let quic = line("q");
+    assert!(quic.contains("QUIC handshake 5.0 µs mean (connect and TLS in one), time to first byte 9.0 µs"), "{text}");
+    assert!(!quic.contains("connect 0"), "no TCP connect over QUIC: {quic}");
+}
