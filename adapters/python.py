@@ -1,8 +1,9 @@
-# httpbench's adapter for Python clients: the standard library's http.client ("urllib") and requests, chosen
-# by the first argument. It speaks httpbench's command-client protocol (README, "Command clients"): read a
-# count n per line on stdin, make n sequential GETs of $HTTPBENCH_URL, print "<ns> <status> <body_bytes>" or
-# "<ns> 0 0 <kind> <reason>" per request, then "end". fresh = a new connection object (or requests call) per request;
-# reuse = one kept-alive connection (one requests.Session).
+# httpbench's adapter for Python clients: the standard library's http.client ("urllib"), requests, and
+# aioquic (HTTP/3), chosen by the first argument. It speaks httpbench's command-client protocol (README,
+# "Command clients"): read a count n per line on stdin, make n sequential GETs of $HTTPBENCH_URL, print
+# "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind> <reason>" per request, then "end". fresh = a new connection
+# object (or requests call, or QUIC connection) per request; reuse = one kept-alive connection (one
+# requests.Session, one QUIC connection).
 import os
 import signal
 import socket
@@ -27,6 +28,10 @@ class Deadline(Exception):
     """--timeout passed for the whole request (the libraries' own timeouts are per socket operation)."""
 
 
+class TlsFailure(Exception):
+    """A TLS handshake that failed: a certificate refused, or an alert from the peer."""
+
+
 def on_alarm(_signum, _frame):
     raise Deadline()
 
@@ -42,6 +47,8 @@ def kind_of(e):
     text = f"{type(e).__name__} {e}".lower()
     if isinstance(e, Deadline) or "timeout" in text or "timed out" in text:
         return "timeout"
+    if isinstance(e, TlsFailure):
+        return "tls"
     # Before the others: a refused certificate is worded as a failed connection by some libraries.
     if "ssl" in text or "certificate" in text:
         return "tls"
@@ -115,10 +122,152 @@ class Requests:
         return r.status_code, len(r.content)
 
 
+def h3_protocol():
+    """The asyncio protocol of one HTTP/3 connection on aioquic (imported here: only python-aioquic needs it).
+    Each GET is a request stream; its answer is (status, body bytes) once the stream ends."""
+    from aioquic.asyncio.protocol import QuicConnectionProtocol
+    from aioquic.h3.connection import H3Connection
+    from aioquic.h3.events import DataReceived, HeadersReceived
+    from aioquic.quic.events import ConnectionTerminated, StreamReset
+
+    class H3Protocol(QuicConnectionProtocol):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.h3 = H3Connection(self._quic)
+            # stream id -> [future, status, body bytes, Content-Length]
+            self.pending = {}
+            # Why the connection ended, once it has (aioquic's own error for a failed handshake says nothing).
+            self.ended = None
+
+        async def get(self, authority, target):
+            stream_id = self._quic.get_next_available_stream_id()
+            headers = [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", authority), (b":path", target)]
+            headers.append((b"accept-encoding", b"identity"))
+            self.h3.send_headers(stream_id, headers, end_stream=True)
+            done = self._loop.create_future()
+            self.pending[stream_id] = [done, 0, 0, None]
+            self.transmit()
+            return await done
+
+        def fail(self, stream_ids, error):
+            for stream_id in stream_ids:
+                done = self.pending.pop(stream_id)[0]
+                if not done.done():
+                    done.set_exception(error)
+
+        def quic_event_received(self, event):
+            if isinstance(event, StreamReset) and event.stream_id in self.pending:
+                reset = ConnectionResetError(f"the server reset the request stream (error code {event.error_code})")
+                return self.fail([event.stream_id], reset)
+            if isinstance(event, ConnectionTerminated):
+                why = f"the QUIC connection was closed (error code {event.error_code:#x}: {event.reason_phrase})"
+                # 0x100 to 0x1ff carry a TLS alert (RFC 9001 4.8).
+                self.ended = TlsFailure(why) if 0x100 <= event.error_code < 0x200 else ConnectionResetError(why)
+                return self.fail(list(self.pending), self.ended)
+            for h3_event in self.h3.handle_event(event):
+                request = self.pending.get(h3_event.stream_id)
+                if request is None:
+                    continue
+                if isinstance(h3_event, HeadersReceived):
+                    head = dict(h3_event.headers)
+                    request[1] = int(head[b":status"])
+                    request[3] = int(head[b"content-length"]) if b"content-length" in head else None
+                elif isinstance(h3_event, DataReceived):
+                    request[2] += len(h3_event.data)
+                if h3_event.stream_ended:
+                    done, status, size, expected = self.pending.pop(h3_event.stream_id)
+                    if expected is not None and expected != size:
+                        done.set_exception(EOFError(f"incomplete body: {size} of {expected} bytes"))
+                    elif not done.done():
+                        done.set_result((status, size))
+
+    return H3Protocol
+
+
+class Aioquic:
+    """aioquic's HTTP/3: a QUIC stack of its own (Python, asyncio), independent of quinn. fresh = a new QUIC
+    connection with a full handshake per request (no session ticket is kept, so nothing resumes), closed once
+    its answer is in without waiting out QUIC's closing period; reuse = one connection, a stream per request,
+    made anew after a failure. The whole request is bounded by --timeout inside the event loop."""
+
+    bounds_itself = True
+
+    def __init__(self):
+        import asyncio
+
+        import aioquic
+        from aioquic.asyncio.client import connect
+        from aioquic.h3.connection import H3_ALPN
+        from aioquic.quic.configuration import QuicConfiguration
+
+        u = urllib.parse.urlsplit(URL)
+        if u.scheme != "https":
+            print("unavailable: HTTP/3 needs an https URL (run with --tls, or an https target)", file=sys.stderr)
+            sys.exit(3)
+        self.authority = u.netloc.encode()
+        self.target = ((u.path or "/") + (f"?{u.query}" if u.query else "")).encode()
+        self.asyncio, self.loop = asyncio, asyncio.new_event_loop()
+        self.configuration = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, server_name=u.hostname)
+        if CACERT:
+            self.configuration.load_verify_locations(CACERT)
+        self.protocol = h3_protocol()
+        self.address = (u.hostname, u.port or 443)
+        self.quic_connect = connect
+        self.kept = None  # reuse: (connection context, connection)
+        self.closing = set()  # fresh: connections waiting out their closing period, in the background
+        self.version = f"aioquic {aioquic.__version__} (Python {sys.version.split()[0]})"
+
+    async def open(self):
+        """A new connection, handshake done: (its context, its protocol). A failed handshake raises what the
+        protocol saw end it (aioquic raises a bare ConnectionError)."""
+        made = []
+
+        def create_protocol(*args, **kwargs):
+            made.append(self.protocol(*args, **kwargs))
+            return made[-1]
+
+        context = self.quic_connect(*self.address, configuration=self.configuration, wait_connected=True,
+                                    create_protocol=create_protocol)
+        try:
+            return context, await context.__aenter__()
+        except ConnectionError as e:
+            if made and made[-1].ended:
+                raise made[-1].ended from None
+            raise e
+
+    def close(self, kept):
+        """Close a connection now (CONNECTION_CLOSE is sent) and let it wait out its closing period as a task."""
+        context, connection = kept
+        connection.close()
+        task = self.loop.create_task(context.__aexit__(None, None, None))
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    async def request(self):
+        kept = self.kept or await self.open()
+        try:
+            answer = await kept[1].get(self.authority, self.target)
+        except BaseException:
+            self.kept = None
+            self.close(kept)
+            raise
+        if REUSE:
+            self.kept = kept
+        else:
+            self.close(kept)
+        return answer
+
+    def get(self):
+        try:
+            return self.loop.run_until_complete(self.asyncio.wait_for(self.request(), TIMEOUT))
+        except self.asyncio.TimeoutError:
+            raise Deadline(f"no whole response within {TIMEOUT} s (a QUIC server that never answers looks so)")
+
+
 def main():
-    kinds = {"urllib": Urllib, "requests": Requests}
+    kinds = {"urllib": Urllib, "requests": Requests, "aioquic": Aioquic}
     if len(sys.argv) < 2 or sys.argv[1] not in kinds:
-        sys.exit("usage: python.py urllib|requests")
+        sys.exit("usage: python.py urllib|requests|aioquic")
     try:
         client = kinds[sys.argv[1]]()
     except ImportError as e:
@@ -137,7 +286,8 @@ def main():
                 out, flushed = [], time.perf_counter_ns()
             t0 = time.perf_counter_ns()
             try:
-                signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
+                # A client on an event loop bounds its requests itself: an alarm there would cut the loop short.
+                signal.setitimer(signal.ITIMER_REAL, 0 if getattr(client, "bounds_itself", False) else TIMEOUT)
                 status, size = client.get()
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 out.append(f"{time.perf_counter_ns() - t0} {status} {size}\n")

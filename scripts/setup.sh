@@ -45,3 +45,21 @@ for c in rustfmt clippy; do
     rustup component add "$c"
   fi
 done
+
+# python-aioquic's module (HTTP/3 on a QUIC stack independent of quinn), from PyPI at a pinned version (wheels
+# for x86_64: nothing is compiled; about 6 s). python3 may be Debian's, whose pip refuses system-wide installs
+# (PEP 668): then into the user's site-packages (--user needs --break-system-packages there too; Debian's own
+# packages are left alone).
+AIOQUIC_VERSION=1.7.2
+if python3 -c "import aioquic, sys; sys.exit(aioquic.__version__ != '$AIOQUIC_VERSION')" 2>/dev/null; then
+  log "aioquic $AIOQUIC_VERSION present"
+else
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    log "installing python3-pip"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  log "installing aioquic $AIOQUIC_VERSION (pip)"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "aioquic==$AIOQUIC_VERSION" 2>/dev/null ||
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --user --break-system-packages "aioquic==$AIOQUIC_VERSION"
+fi

@@ -259,6 +259,11 @@ fn measure(
         body_sizes: options.load.body_sizes.clone(),
         server_delays_ms: options.load.server_delays_ms.clone(),
         concurrency: options.load.concurrency.clone(),
+        declared_versions: options
+            .clients
+            .iter()
+            .filter_map(|c| Some((c.name().to_string(), c.declared_versions()?.to_vec())))
+            .collect(),
         negotiated: false,
     };
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));

@@ -99,8 +99,13 @@ const H3_CLIENTS: &str = "raw,reqwest,reqwest-async";
 /// Run every HTTP/3 client against `url` with `ca`, 2 requests in reuse and fresh mode with a 1 s timeout;
 /// the result and how long it took.
 fn faulty(url: &str, ca: &str) -> (Value, Duration) {
+    faulty_with(H3_CLIENTS, url, ca)
+}
+
+/// [`faulty`] with the client list `clients`.
+fn faulty_with(clients: &str, url: &str, ca: &str) -> (Value, Duration) {
     let t = Instant::now();
-    let args = ["run", url, "--http", "3", "--cacert", ca, "--clients", H3_CLIENTS, "-n", "2", "--warmup", "0"];
+    let args = ["run", url, "--http", "3", "--cacert", ca, "--clients", clients, "-n", "2", "--warmup", "0"];
     let (code, v, err) = run_json(&[&args[..], &["--rounds", "1", "--timeout", "1", "--no-progress"]].concat());
     assert_eq!(code, 1, "every request failed: {err}");
     (v, t.elapsed())
@@ -247,6 +252,56 @@ fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
         assert_eq!(failed, Some(2), "reset or protocol: {c}");
         let reason = c["error_reasons"][0].as_str().unwrap_or_default();
         assert!(!reason.contains('\n') && reason.len() > 10, "one line that says why: {c}");
+    }
+}
+
+/// Why the python-aioquic tests are ignored by a plain `cargo test`.
+const NEEDS_AIOQUIC: &str = "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)";
+
+/// python-aioquic, a command client on a QUIC stack of its own (Python), measured like the floor: a full QUIC
+/// handshake per fresh request counted by the server, one connection in reuse mode, and left out over the
+/// versions it does not speak.
+#[test]
+#[ignore = "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)"]
+fn python_aioquic_speaks_http3_with_a_handshake_per_fresh_request() {
+    let args = ["run", "--tls", "--http", "1.1,3", "--clients", "python-aioquic,raw", "-n", "30", "--warmup", "2"];
+    let (code, v, err) = run_json(&[&args[..], &["--rounds", "2", "--no-progress"]].concat());
+    assert_eq!(code, 0, "{NEEDS_AIOQUIC}: {err}");
+    assert!(v["settings"]["skipped"].to_string().contains("python-aioquic over HTTP/1.1 (HTTP/3 only)"), "{v}");
+    let fresh = case(&v, "python-aioquic", "fresh", "3");
+    assert_eq!((fresh["ok"].as_u64(), fresh["bytes"].as_u64()), (Some(30), Some(30 * 612)), "{fresh}");
+    let handshakes = (fresh["tls_full_handshakes"].as_u64(), fresh["tls_resumed_handshakes"].as_u64());
+    assert_eq!(handshakes, (Some(30), Some(0)), "a full handshake each, nothing resumed: {fresh}");
+    assert_eq!(fresh["connections"].as_u64(), Some(32), "{fresh}");
+    let reuse = case(&v, "python-aioquic", "reuse", "3");
+    assert_eq!((reuse["ok"].as_u64(), reuse["connections"].as_u64()), (Some(30), Some(1)), "{reuse}");
+    let version = v["environment"]["client_versions"]["python-aioquic"].as_str().unwrap_or_default();
+    assert!(version.starts_with("aioquic 1."), "{v}");
+}
+
+/// Each fault the in-process clients meet, met by python-aioquic: its kind and a one-line reason, within the
+/// timeout.
+#[test]
+#[ignore = "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)"]
+fn python_aioquic_meets_every_fault_with_its_kind() {
+    let (tcp_only, tcp_ca) = tls_server("both", "127.0.0.1");
+    let (other_name, other_ca) = tls_server("3", "127.0.0.2");
+    let (stall_url, stall_ca, _stall) = h3_fault_server(Fault::Stall, &crate::helpers::scratch("h3-aioquic-stall"));
+    let (reset_url, reset_ca, _reset) = h3_fault_server(Fault::Reset, &crate::helpers::scratch("h3-aioquic-reset"));
+    let faults = [
+        ("timeout", tcp_only.url.clone(), tcp_ca),
+        ("tls", other_name.url.clone(), other_ca),
+        ("timeout", stall_url, stall_ca.display().to_string()),
+        ("reset", reset_url, reset_ca.display().to_string()),
+    ];
+    for (kind, url, ca) in faults {
+        let (v, took) = faulty_with("python-aioquic", &url, &ca);
+        assert!(took < Duration::from_secs(30), "{took:?}");
+        for c in cases(&v) {
+            assert_eq!(c["errors"][kind].as_u64(), Some(2), "{kind} at {url}: {c}");
+            let reason = c["error_reasons"][0].as_str().unwrap_or_default();
+            assert!(reason.starts_with(&format!("{kind}: ")) && !reason.contains('\n'), "{c}");
+        }
     }
 }
 

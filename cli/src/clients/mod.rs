@@ -286,6 +286,15 @@ impl Client {
         }
     }
 
+    /// The HTTP versions a command client speaks beyond HTTP/1.1 alone, for the session's matrix (the
+    /// catalog knows the in-process clients').
+    pub fn declared_versions(&self) -> Option<&'static [httpbench_shared::model::HttpVersion]> {
+        match self {
+            Client::Command(command::Spec { program: command::Program::Builtin(b), .. }) => b.versions,
+            _ => None,
+        }
+    }
+
     /// Why this client cannot make requests over `http` in this build, if it cannot ([`ClientKind::cannot_speak`]).
     pub fn cannot_speak(&self, http: httpbench_shared::model::HttpVersion) -> Option<String> {
         match self {

@@ -27,6 +27,8 @@ pub struct ClientInfo {
 const H1: &[HttpVersion] = &[HttpVersion::Http11];
 const H1_H2: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2];
 const H1_H3: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http3];
+/// HTTP/3 alone (a command client on a QUIC library).
+pub const HTTP3_ONLY: &[HttpVersion] = &[HttpVersion::Http3];
 const ALL: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2, HttpVersion::Http3];
 
 const fn native(name: &'static str, default: bool, versions: &'static [HttpVersion]) -> ClientInfo {
@@ -85,16 +87,28 @@ pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static Clien
 }
 
 /// Why client `name` of `environment` cannot make requests over `version`, if it cannot: such a case is left
-/// out of a run and the report says why. Clients beyond the catalog (command clients) speak HTTP/1.1 only.
-pub fn cannot_speak(environment: EnvironmentKind, name: &str, version: HttpVersion) -> Option<&'static str> {
-    match (version, client(environment, name)) {
-        (_, Some(c)) if c.versions.contains(&version) => None,
-        (_, Some(c)) if c.versions == H1 => Some("HTTP/1.1 only"),
-        (HttpVersion::Http11, Some(_)) => Some("no HTTP/1.1 in this client"),
-        (HttpVersion::Http2, Some(_)) => Some("no HTTP/2 in this client"),
-        (HttpVersion::Http3, Some(_)) => Some("no HTTP/3 in this client"),
-        (HttpVersion::Http11, None) => None,
-        (_, None) => Some("command clients speak HTTP/1.1 only"),
+/// out of a run and the report says why. A client beyond the catalog (a command client) speaks the versions
+/// its front end `declared` for it, HTTP/1.1 when none were.
+pub fn cannot_speak(
+    environment: EnvironmentKind,
+    name: &str,
+    version: HttpVersion,
+    declared: Option<&[HttpVersion]>,
+) -> Option<&'static str> {
+    let versions = match (client(environment, name), declared) {
+        (Some(c), _) => c.versions,
+        (None, Some(declared)) if declared.contains(&version) => return None,
+        (None, Some(HTTP3_ONLY)) => return Some("HTTP/3 only"),
+        (None, Some(_)) => return Some("not an HTTP version of this command client"),
+        (None, None) if version == HttpVersion::Http11 => return None,
+        (None, None) => return Some("command clients speak HTTP/1.1 only"),
+    };
+    match version {
+        _ if versions.contains(&version) => None,
+        _ if versions == H1 => Some("HTTP/1.1 only"),
+        HttpVersion::Http11 => Some("no HTTP/1.1 in this client"),
+        HttpVersion::Http2 => Some("no HTTP/2 in this client"),
+        HttpVersion::Http3 => Some("no HTTP/3 in this client"),
     }
 }
 
@@ -205,16 +219,24 @@ mod tests {
 
     #[test]
     fn http2_is_spoken_by_the_clients_that_can() {
-        let n = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http2);
+        let n = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http2, None);
         assert_eq!((n("curl"), n("reqwest"), n("reqwest-async")), (None, None, None));
         assert_eq!((n("ureq"), n("raw")), (Some("HTTP/1.1 only"), Some("no HTTP/2 in this client")));
-        let h3 = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http3);
+        let h3 = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http3, None);
         assert_eq!((h3("raw"), h3("reqwest"), h3("reqwest-async")), (None, None, None));
         assert_eq!((h3("curl"), h3("ureq")), (Some("no HTTP/3 in this client"), Some("HTTP/1.1 only")));
         assert!(h3("perl-lwp").unwrap().contains("command clients"));
         assert!(n("perl-lwp").unwrap().contains("command clients"));
-        assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11), None);
-        assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2).is_none()));
+        assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11, None), None);
+        // A command client its front end declared to speak HTTP/3 alone.
+        let quic = |v| cannot_speak(EnvironmentKind::Native, "python-aioquic", v, Some(HTTP3_ONLY));
+        assert_eq!((quic(HttpVersion::Http3), quic(HttpVersion::Http11)), (None, Some("HTTP/3 only")));
+        // The catalog wins over a declaration for one of its own names.
+        assert_eq!(
+            cannot_speak(EnvironmentKind::Native, "ureq", HttpVersion::Http3, Some(HTTP3_ONLY)),
+            Some("HTTP/1.1 only")
+        );
+        assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2, None).is_none()));
         assert_eq!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 1), None);
         assert!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 2).unwrap().contains("one request at a time"));
         assert!(CLIENTS.iter().all(|c| cannot_run_at(c.environment, c.name, 64).is_none()));

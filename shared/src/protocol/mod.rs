@@ -19,7 +19,7 @@ mod turn;
 
 pub use clients::{
     browser_clients, cannot_run_at, cannot_run_fresh, cannot_speak, client, clients_of, native_clients,
-    parse_client_list, ClientInfo, ClientListError, CLIENTS,
+    parse_client_list, ClientInfo, ClientListError, CLIENTS, HTTP3_ONLY,
 };
 pub use close::{asks_to_close, url_for_mode, with_param};
 pub use conns::{asked_tag, case_tag, connections_query, conns_tag, read_connections, tagged_url, CONNECTIONS_PATH};

@@ -1,6 +1,8 @@
 //! The dimensions of a run and the cases they make: every (client, mode, HTTP version, body size, server
 //! delay, concurrency) whose client can run it, the others left out with why.
 
+use std::collections::BTreeMap;
+
 use super::CaseKey;
 use crate::model::{EnvironmentKind, HttpVersion, Mode};
 use crate::protocol::{cannot_run_at, cannot_run_fresh, cannot_speak};
@@ -26,6 +28,9 @@ pub struct Matrix {
     pub server_delays_ms: Vec<Option<u64>>,
     /// Requests in flight per case; `[1]`: sequential requests.
     pub concurrency: Vec<u32>,
+    /// The HTTP versions of clients beyond the catalog (command clients) that speak more than HTTP/1.1, as
+    /// their front end declares them: `python-aioquic` speaks HTTP/3 alone. Any other speaks HTTP/1.1.
+    pub declared_versions: BTreeMap<String, Vec<HttpVersion>>,
     /// No version was asked of a browser, which negotiates one itself (the page opened by hand): its cases
     /// record the version their responses came over. Otherwise a case whose responses came over another
     /// version than it asked for is stopped with that reason.
@@ -44,6 +49,7 @@ impl Matrix {
             body_sizes: vec![None],
             server_delays_ms: vec![None],
             concurrency: vec![1],
+            declared_versions: BTreeMap::new(),
             negotiated: false,
         }
     }
@@ -58,7 +64,8 @@ impl Matrix {
                 .iter()
                 .copied()
                 .filter(|&http| {
-                    let reason = cannot_speak(self.environment, client, http);
+                    let declared = self.declared_versions.get(client).map(Vec::as_slice);
+                    let reason = cannot_speak(self.environment, client, http, declared);
                     if let Some(reason) = reason {
                         skipped.push(format!("{client} over {http} ({reason})"));
                     }

@@ -17,33 +17,50 @@ pub struct Builtin {
     pub arg: &'static str,
     /// How to install what it needs on Debian, for the "unavailable" note.
     pub install: &'static str,
+    /// The HTTP versions it speaks, when not HTTP/1.1 alone.
+    pub versions: Option<&'static [HttpVersion]>,
 }
+
+use httpbench_shared::model::HttpVersion;
 
 const PERL: &str = include_str!("../../../../adapters/perl.pl");
 const PYTHON: &str = include_str!("../../../../adapters/python.py");
 const NODE: &str = include_str!("../../../../adapters/node.mjs");
 
 const fn perl(name: &'static str, arg: &'static str, install: &'static str) -> Builtin {
-    Builtin { name, interpreter: "perl", flags: &["-e"], source: PERL, arg, install }
+    Builtin { name, interpreter: "perl", flags: &["-e"], source: PERL, arg, install, versions: None }
 }
 
 const fn python(name: &'static str, arg: &'static str, install: &'static str) -> Builtin {
-    Builtin { name, interpreter: "python3", flags: &["-c"], source: PYTHON, arg, install }
+    Builtin { name, interpreter: "python3", flags: &["-c"], source: PYTHON, arg, install, versions: None }
 }
 
 const fn node(name: &'static str, arg: &'static str) -> Builtin {
     let install = "apt install nodejs (Node 18 or later)";
-    Builtin { name, interpreter: "node", flags: &["--input-type=module", "-e"], source: NODE, arg, install }
+    Builtin {
+        name,
+        interpreter: "node",
+        flags: &["--input-type=module", "-e"],
+        source: NODE,
+        arg,
+        install,
+        versions: None,
+    }
 }
 
 /// Every built-in command client, in the order `--help` lists them.
-pub const BUILTINS: [Builtin; 7] = [
+pub const BUILTINS: [Builtin; 8] = [
     // The seed's three (www_bench.pl).
     perl("perl-lwp", "lwp", "apt install libwww-perl"),
     perl("perl-lite", "lite", "apt install libhttp-lite-perl"),
     perl("perl-curl", "curl", "apt install libwww-curl-perl"),
     python("python-urllib", "urllib", "apt install python3"),
     python("python-requests", "requests", "pip install requests, or apt install python3-requests"),
+    // HTTP/3 on aioquic, a QUIC stack independent of quinn (scripts/setup.sh installs it from PyPI).
+    Builtin {
+        versions: Some(httpbench_shared::protocol::HTTP3_ONLY),
+        ..python("python-aioquic", "aioquic", "pip install aioquic (scripts/setup.sh does)")
+    },
     node("node-fetch", "fetch"),
     node("node-http", "http"),
 ];
