@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use httpbench_shared::model::{Engine, HttpVersion, Pin};
+use httpbench_shared::model::{Engine, Pin};
 use httpbench_shared::parse::MAX_CASES;
 use httpbench_shared::protocol::{browser_clients, check_name, parse_client_list, shown};
 use httpbench_shared::session::{Budget, Plan, Spelling};
@@ -132,14 +132,6 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
             .map_err(|e| Usage(format!("--browser-clients: {e}")))?,
         None => defaults,
     };
-    if engines.0.contains(&Engine::Firefox) && a.http.versions().contains(&HttpVersion::Http3) {
-        return Err(Usage(format!(
-            "--browser firefox with --http {}: Firefox over HTTP/3 is not measured yet (its test-only Alt-Svc \
-             mapping covers every port of a host, so the page's own origin would go to the HTTP/3 target too); \
-             measure HTTP/3 in Chromium (--browser chromium), and Firefox without 3 in --http",
-            a.http
-        )));
-    }
     // The browsers before the page: a missing browser cannot be fixed by building the page.
     let binaries = engines
         .0

@@ -389,15 +389,15 @@ pub struct Phases {
     pub samples: u64,
     /// Mean time to open the TCP connection, TLS handshake excluded (0 for a reused connection): libcurl's
     /// connect time less its name lookup; in a browser `connectStart` to `secureConnectionStart` (over TLS) or
-    /// to `connectEnd`. 0 over HTTP/3: QUIC's one handshake is counted in `tls_mean`, as Chromium's Resource
-    /// Timing reports it.
+    /// to `connectEnd`. Over HTTP/3, QUIC has one handshake, connect and TLS in one: `connect_mean + tls_mean`
+    /// (the raw floor counts it all in `tls_mean`; Chromium's Resource Timing puts its first ~0.15 ms here).
     pub connect_mean: f64,
     /// Mean time from the start of the request to the first byte of the response: libcurl's start-transfer
     /// time; in a browser `responseStart − startTime`.
     pub ttfb_mean: f64,
     /// Mean TLS handshake time (0 for a reused connection): libcurl's app-connect less connect time; in a
-    /// browser `connectEnd − secureConnectionStart`. Over HTTP/3 the whole QUIC handshake (connect and TLS in
-    /// one). Absent in plaintext and in files written before it.
+    /// browser `connectEnd − secureConnectionStart`. Over HTTP/3 the QUIC handshake, all or most of it (see
+    /// `connect_mean`). Absent in plaintext and in files written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_mean: Option<f64>,
 }

@@ -57,13 +57,42 @@ const PREFS: &[(&str, &str)] = &[
 
 /// The profile's `user.js`, one `user_pref` line per preference (the Firefox e2e tests write it too).
 pub fn user_js() -> String {
-    PREFS.iter().map(|(name, value)| format!("user_pref(\"{name}\", {value});\n")).collect()
+    PREFS.iter().map(|(name, value)| pref_line(name, value)).collect()
+}
+
+/// One preference of a `user.js`; `value` is JavaScript (a string in its quotes).
+fn pref_line(name: &str, value: &str) -> String {
+    format!("user_pref(\"{name}\", {value});\n")
+}
+
+/// The preferences that send Firefox to the HTTP/3 target over QUIC (`localhost:PORT`, the first of
+/// `origins`; none: nothing). Firefox uses QUIC for a host it learnt speaks it from an Alt-Svc header; these
+/// test preferences make it so from the start for that host, and keep HTTP/3 on although the profile trusts a
+/// CA of its own (Firefox turns HTTP/3 off when it finds a third-party root, and no request reached the
+/// server). IPv6 is off so that `localhost` is 127.0.0.1, where the target listens, not ::1.
+pub fn quic_prefs(origins: &[String]) -> String {
+    let Some((host, port)) = origins.first().and_then(|o| o.rsplit_once(':')) else {
+        return String::new();
+    };
+    let prefs = [
+        ("network.http.http3.enable", "true".to_string()),
+        ("network.http.http3.alt-svc-mapping-for-testing", format!("\"{host};h3=:{port}\"")),
+        ("network.http.http3.force-use-alt-svc-mapping-for-testing", "true".to_string()),
+        ("network.http.http3.disable_when_third_party_roots_found", "false".to_string()),
+        ("network.dns.disableIPv6", "true".to_string()),
+        // No TCP fallback: Firefox starts a TCP connection beside a QUIC request that has not gone out after
+        // 100 ms, and, if that wins, stops using HTTP/3 for the host. A fresh request waits that long for the
+        // previous connection to finish closing, so the first fresh case fell back after a few requests.
+        ("network.http.http3.backup_timer_delay", "600000".to_string()),
+    ];
+    prefs.iter().map(|(name, value)| pref_line(name, value)).collect()
 }
 
 /// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
 /// its output going to `log`.
 pub fn start(launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
-    std::fs::write(profile.join("user.js"), user_js()).context("cannot write Firefox's user.js")?;
+    let prefs = user_js() + &quic_prefs(launch.quic_origins);
+    std::fs::write(profile.join("user.js"), prefs).context("cannot write Firefox's user.js")?;
     if !launch.cas.is_empty() {
         trust(profile, launch.cas)?;
     }
@@ -107,6 +136,16 @@ fn certutil(args: &[&str]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http3_maps_the_named_host_alone_and_never_falls_back() {
+        assert_eq!(quic_prefs(&[]), "", "no HTTP/3 target: no QUIC preferences");
+        let prefs = quic_prefs(&["localhost:4433".to_string()]);
+        assert!(
+            prefs.contains("user_pref(\"network.http.http3.alt-svc-mapping-for-testing\", \"localhost;h3=:4433\");")
+        );
+        assert!(prefs.contains("user_pref(\"network.http.http3.backup_timer_delay\", 600000);"), "{prefs}");
+    }
 
     #[test]
     fn the_profile_turns_off_what_would_call_home() {

@@ -97,13 +97,30 @@ pub struct BrowserTargets<'a> {
     pub url: &'a url::Url,
 }
 
+/// The host name `engine` is given for the HTTP/3 target (which listens on 127.0.0.1). Chromium is told to use
+/// QUIC for one origin (`--origin-to-force-quic-on`), so the address serves. Firefox's only way, a test-only
+/// Alt-Svc mapping, names a host and covers every port of it: by the address, the page's own origin
+/// (127.0.0.1, another port) was sent to the HTTP/3 target too and never loaded. By the name `localhost`
+/// (in the generated certificate) the mapping covers the HTTP/3 target alone.
+fn quic_host(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Firefox => "localhost",
+        Engine::Chromium | Engine::Webkit => "127.0.0.1",
+    }
+}
+
 impl BrowserTargets<'_> {
-    /// The URLs of the browser cases: the run's, and over TLS HTTP/1.1's on the server that offers it alone.
-    fn targets(&self) -> Targets {
+    /// The URLs of `engine`'s cases: the run's, over TLS HTTP/1.1's on the server that offers it alone, and
+    /// HTTP/3's on its server (by [`quic_host`]).
+    fn targets(&self, engine: Engine) -> Targets {
         let mut targets = Targets::one(self.url.as_str());
         for (version, server) in [(HttpVersion::Http11, self.h1), (HttpVersion::Http3, self.h3)] {
             if let Some(s) = server {
-                let url = s.url.join(self.url.path()).unwrap_or_else(|_| s.url.clone());
+                let mut url = s.url.join(self.url.path()).unwrap_or_else(|_| s.url.clone());
+                if version == HttpVersion::Http3 {
+                    // A valid host name for an https URL: setting it cannot fail.
+                    let _ = url.set_host(Some(quic_host(engine)));
+                }
                 targets.per_version.push((version, url.to_string()));
             }
         }
@@ -125,9 +142,9 @@ impl BrowserTargets<'_> {
         self.servers().filter_map(|s| s.ca.clone()).collect()
     }
 
-    /// The origins the browser must reach over QUIC (`127.0.0.1:PORT`): the HTTP/3 target's.
-    fn quic_origins(&self) -> Vec<String> {
-        self.h3.iter().filter_map(|s| Some(format!("{}:{}", s.url.host_str()?, s.url.port()?))).collect()
+    /// The origins `engine` must reach over QUIC (`HOST:PORT`, by [`quic_host`]): the HTTP/3 target's.
+    fn quic_origins(&self, engine: Engine) -> Vec<String> {
+        self.h3.iter().filter_map(|s| Some(format!("{}:{}", quic_host(engine), s.url.port()?))).collect()
     }
 }
 
@@ -146,7 +163,7 @@ pub struct Launch<'a> {
     pub spki_pins: &'a [String],
     /// Over HTTPS: the servers' CA files (what Firefox's profile trusts).
     pub cas: &'a [PathBuf],
-    /// The origins to reach over QUIC (`127.0.0.1:PORT`), the HTTP/3 target's; none: no QUIC at all.
+    /// The origins to reach over QUIC (`HOST:PORT`), the HTTP/3 target's; none: no QUIC at all.
     pub quic_origins: &'a [String],
 }
 

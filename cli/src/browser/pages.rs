@@ -80,18 +80,19 @@ impl<'a> Pages<'a> {
         stop: &'a AtomicBool,
     ) -> Self {
         let matrix = matrix(options, b);
-        let targets_of_cases = targets.targets();
-        let plan = page::PagePlan {
-            plan: &options.plan,
-            matrix: &matrix,
-            targets: &targets_of_cases,
-            timeout: options.timeout,
-        };
-        let (pins, cas, quic_origins) = (targets.pins(), targets.cas(), targets.quic_origins());
+        let (pins, cas) = (targets.pins(), targets.cas());
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
         let mut turns = Turns::new(b.binaries.len() + 1);
         for (i, binary) in b.binaries.iter().enumerate() {
+            let (targets_of_cases, quic_origins) =
+                (targets.targets(binary.engine), targets.quic_origins(binary.engine));
+            let plan = page::PagePlan {
+                plan: &options.plan,
+                matrix: &matrix,
+                targets: &targets_of_cases,
+                timeout: options.timeout,
+            };
             let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas, quic_origins: &quic_origins };
             let url = plan.url(&targets.server.url, binary.engine.as_str());
             let run = start_page(&launch, &url).unwrap_or_else(|e| failed(binary.engine, e));

@@ -93,9 +93,8 @@ impl RawH3 {
     }
 
     /// One request, with its own connection (fresh) or the shared one (reuse: made anew after a failure, as
-    /// a client reconnects after a broken connection), and its phases. QUIC has one handshake, TCP's and
-    /// TLS's in one, counted as the TLS phase with no TCP connect before it, as Chromium's Resource Timing
-    /// reports a QUIC connection (its secure connection starts where the connection does).
+    /// a client reconnects after a broken connection), and its phases. QUIC has one handshake, the
+    /// transport's and TLS's in one: it is counted whole as the TLS phase, with no connect phase before it.
     async fn request(&self) -> Result<(Outcome, PhaseTimes), Failure> {
         let start = Instant::now();
         let (own, mut sender, handshake) = self.sender().await?;

@@ -121,9 +121,9 @@ fn phases_notes(rows: &[Row<'_>]) -> Vec<String> {
             };
             let connect = duration_ns(p.connect_mean);
             let handshakes = match (row.case.http_version, p.tls_mean) {
-                // QUIC has one handshake, the transport's and TLS's in one: the phases hold it as TLS's.
+                // QUIC has one handshake, the transport's and TLS's in one: shown whole.
                 (HttpVersion::Http3, Some(t)) => {
-                    format!("QUIC handshake {} mean (connect and TLS in one)", duration_ns(t))
+                    format!("QUIC handshake {} mean (connect and TLS in one)", duration_ns(p.connect_mean + t))
                 }
                 (_, Some(t)) => format!("connect {connect} mean, TLS handshake {} mean", duration_ns(t)),
                 (_, None) => format!("connect {connect} mean"),
