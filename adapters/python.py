@@ -4,6 +4,7 @@
 # "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind> <reason>" per request, then "end". fresh = a new connection
 # object (or requests call, or QUIC connection) per request; reuse = one kept-alive connection (one
 # requests.Session, one QUIC connection).
+import asyncio
 import os
 import signal
 import socket
@@ -188,13 +189,9 @@ class Aioquic:
     """aioquic's HTTP/3: a QUIC stack of its own (Python, asyncio), independent of quinn. fresh = a new QUIC
     connection with a full handshake per request (no session ticket is kept, so nothing resumes), closed once
     its answer is in without waiting out QUIC's closing period; reuse = one connection, a stream per request,
-    made anew after a failure. The whole request is bounded by --timeout inside the event loop."""
-
-    bounds_itself = True
+    made anew after a failure. Its event loop runs the whole time, between batches too (see serve_async)."""
 
     def __init__(self):
-        import asyncio
-
         import aioquic
         from aioquic.asyncio.client import connect
         from aioquic.h3.connection import H3_ALPN
@@ -206,7 +203,7 @@ class Aioquic:
             sys.exit(3)
         self.authority = u.netloc.encode()
         self.target = ((u.path or "/") + (f"?{u.query}" if u.query else "")).encode()
-        self.asyncio, self.loop = asyncio, asyncio.new_event_loop()
+        self.loop = asyncio.new_event_loop()
         self.configuration = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, server_name=u.hostname)
         if CACERT:
             self.configuration.load_verify_locations(CACERT)
@@ -239,7 +236,7 @@ class Aioquic:
         """Close a connection now (CONNECTION_CLOSE is sent) and let it wait out its closing period as a task."""
         context, connection = kept
         connection.close()
-        task = self.loop.create_task(context.__aexit__(None, None, None))
+        task = asyncio.get_running_loop().create_task(context.__aexit__(None, None, None))
         self.closing.add(task)
         task.add_done_callback(self.closing.discard)
 
@@ -257,11 +254,82 @@ class Aioquic:
             self.close(kept)
         return answer
 
-    def get(self):
-        try:
-            return self.loop.run_until_complete(self.asyncio.wait_for(self.request(), TIMEOUT))
-        except self.asyncio.TimeoutError:
-            raise Deadline(f"no whole response within {TIMEOUT} s (a QUIC server that never answers looks so)")
+
+
+class Batch:
+    """One batch's lines on stdout: one per request, then `end`, written in bunches at least every FLUSH_SECS
+    (httpbench wants each line within --timeout + 2 s). `head` (the version line) goes before the first."""
+
+    def __init__(self, head):
+        self.out = [head] if head else []
+        self.flushed = time.perf_counter_ns()
+
+    def add(self, line):
+        self.out.append(line)
+        if time.perf_counter_ns() - self.flushed > FLUSH_SECS * 1e9:
+            self.write()
+
+    def ok(self, t0, status, size):
+        """A request started at t0 (perf_counter_ns) that got its answer."""
+        self.add(f"{time.perf_counter_ns() - t0} {status} {size}\n")
+
+    def failed(self, t0, e):
+        """A request started at t0 that failed with e."""
+        self.add(f"{time.perf_counter_ns() - t0} 0 0 {kind_of(e)} {reason_of(e)}\n")
+
+    def write(self):
+        sys.stdout.write("".join(self.out))
+        sys.stdout.flush()
+        self.out, self.flushed = [], time.perf_counter_ns()
+
+    def end(self):
+        self.out.append("end\n")
+        self.write()
+
+
+def serve(client):
+    """The protocol for a blocking client: each request bounded by an alarm."""
+    signal.signal(signal.SIGALRM, on_alarm)
+    head = f"version {client.version}\n"
+    for line in sys.stdin:
+        batch, head = Batch(head), ""
+        for _ in range(int(line)):
+            t0 = time.perf_counter_ns()
+            try:
+                signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
+                status, size = client.get()
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                batch.ok(t0, status, size)
+            except BaseException as e:  # noqa: BLE001 - every failure is a line of the protocol
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                if isinstance(e, KeyboardInterrupt):
+                    raise
+                batch.failed(t0, e)
+        batch.end()
+
+
+async def serve_async(client):
+    """The protocol for a client on an event loop: stdin is read by the loop too, so the loop keeps running
+    between batches. Stopped between them (a blocking read of stdin), the QUIC connection of reuse mode took
+    the acknowledgements that had waited as round-trip samples of seconds, and paced its next requests by them
+    (requests of up to 650 ms after a pause, measured). Each request is bounded by --timeout in the loop."""
+    loop = asyncio.get_running_loop()
+    stdin = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+    head = f"version {client.version}\n"
+    while line := await stdin.readline():
+        batch, head = Batch(head), ""
+        for _ in range(int(line)):
+            t0 = time.perf_counter_ns()
+            try:
+                status, size = await asyncio.wait_for(client.request(), TIMEOUT)
+                batch.ok(t0, status, size)
+            except asyncio.TimeoutError:
+                why = f"no whole response within {TIMEOUT} s (a QUIC server that never answers looks so)"
+                batch.failed(t0, Deadline(why))
+            except Exception as e:  # noqa: BLE001 - every failure is a line of the protocol
+                batch.failed(t0, e)
+        batch.end()
 
 
 def main():
@@ -273,32 +341,10 @@ def main():
     except ImportError as e:
         print(f"unavailable: Python module {e.name} is not installed", file=sys.stderr)
         sys.exit(3)
-    signal.signal(signal.SIGALRM, on_alarm)
-    head = f"version {client.version}\n"
-    for line in sys.stdin:
-        out = [head]
-        head = ""
-        flushed = time.perf_counter_ns()
-        for _ in range(int(line)):
-            if time.perf_counter_ns() - flushed > FLUSH_SECS * 1e9:
-                sys.stdout.write("".join(out))
-                sys.stdout.flush()
-                out, flushed = [], time.perf_counter_ns()
-            t0 = time.perf_counter_ns()
-            try:
-                # A client on an event loop bounds its requests itself: an alarm there would cut the loop short.
-                signal.setitimer(signal.ITIMER_REAL, 0 if getattr(client, "bounds_itself", False) else TIMEOUT)
-                status, size = client.get()
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                out.append(f"{time.perf_counter_ns() - t0} {status} {size}\n")
-            except BaseException as e:  # noqa: BLE001 - every failure is a line of the protocol
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                if isinstance(e, KeyboardInterrupt):
-                    raise
-                out.append(f"{time.perf_counter_ns() - t0} 0 0 {kind_of(e)} {reason_of(e)}\n")
-        out.append("end\n")
-        sys.stdout.write("".join(out))
-        sys.stdout.flush()
+    if isinstance(client, Aioquic):
+        client.loop.run_until_complete(serve_async(client))
+    else:
+        serve(client)
 
 
 main()
