@@ -330,6 +330,9 @@ async def serve_async(client):
             except Exception as e:  # noqa: BLE001 - every failure is a line of the protocol
                 batch.failed(t0, e)
         batch.end()
+    # stdin closed: let the connections still closing end (bounded), so none is cut off with a warning.
+    if client.closing:
+        await asyncio.wait(set(client.closing), timeout=1)
 
 
 def main():
