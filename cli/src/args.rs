@@ -101,7 +101,8 @@ pub struct RunArgs {
     pub tls: bool,
     /// HTTP version(s) to measure, each as separate cases: 1.1, 2 (by ALPN, over TLS: --tls or an https URL),
     /// 3 (QUIC, over UDP on the same port), a list (1.1,2,3), or both (= 1.1,2). Clients that do not speak a
-    /// version (ureq and command clients speak HTTP/1.1 only) are left out of its cases, and the report says so.
+    /// version are left out of its cases, and the report says so: ureq and the command clients speak HTTP/1.1
+    /// only, curl has no HTTP/3, raw no HTTP/2, python-aioquic HTTP/3 alone.
     #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS")]
     pub http: HttpChoice,
     /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
