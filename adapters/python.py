@@ -255,7 +255,6 @@ class Aioquic:
         return answer
 
 
-
 class Batch:
     """One batch's lines on stdout: one per request, then `end`, written in bunches at least every FLUSH_SECS
     (httpbench wants each line within --timeout + 2 s). `head` (the version line) goes before the first."""

@@ -28,7 +28,7 @@ pub struct Matrix {
     pub server_delays_ms: Vec<Option<u64>>,
     /// Requests in flight per case; `[1]`: sequential requests.
     pub concurrency: Vec<u32>,
-    /// The HTTP versions of clients beyond the catalog (command clients) that speak more than HTTP/1.1, as
+    /// The HTTP versions of clients beyond the catalog (command clients) that do not speak HTTP/1.1 alone, as
     /// their front end declares them: `python-aioquic` speaks HTTP/3 alone. Any other speaks HTTP/1.1.
     pub declared_versions: BTreeMap<String, Vec<HttpVersion>>,
     /// No version was asked of a browser, which negotiates one itself (the page opened by hand): its cases

@@ -2,6 +2,8 @@
 //! client chosen by an argument) with the interpreter it needs. The adapters are compiled into the binary and
 //! handed to the interpreter on its command line, so an installed `httpbench` needs no file beside it.
 
+use httpbench_shared::model::HttpVersion;
+
 /// One built-in command client.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Builtin {
@@ -20,8 +22,6 @@ pub struct Builtin {
     /// The HTTP versions it speaks, when not HTTP/1.1 alone.
     pub versions: Option<&'static [HttpVersion]>,
 }
-
-use httpbench_shared::model::HttpVersion;
 
 const PERL: &str = include_str!("../../../../adapters/perl.pl");
 const PYTHON: &str = include_str!("../../../../adapters/python.py");
