@@ -8,20 +8,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-# --browser [chromium,firefox|all]: Firefox ESR is installed only when a list names it.
+# --browser [chromium,firefox|all]: Firefox ESR is installed only when a list names it. Nothing is exported:
+# httpbench reads HTTPBENCH_* variables itself (HTTPBENCH_FIREFOX is the Firefox binary's path).
 browser=no
+page_setup=()
 prev=
 for arg in "$@"; do
   case "$arg" in
     --browser | --browser=*) browser=yes ;;
   esac
   case "$prev $arg" in
-    "--browser "*firefox* | "--browser all"* | *--browser=*firefox* | *--browser=all*) export HTTPBENCH_FIREFOX=1 ;;
+    "--browser "*firefox* | "--browser all"* | *--browser=*firefox* | *--browser=all*) page_setup=(--firefox) ;;
   esac
   prev=$arg
 done
 if [ "$browser" = yes ]; then
-  bash scripts/ensure-page.sh
+  bash scripts/ensure-page.sh "${page_setup[@]}"
 fi
 
 cargo build --release -p httpbench --quiet

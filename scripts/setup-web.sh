@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the browser page's build and tests need, each only when missing or at the wrong version:
-# Debian's chromium + chromium-driver (and firefox-esr with HTTPBENCH_FIREFOX=1), trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
+# Debian's chromium + chromium-driver (and firefox-esr with --firefox), trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
 # (trunk and the test runner refuse any other), and wasm-opt from npm's binaryen 132 in .tools/ (Debian's
 # binaryen is too old: its output fails at load), and terser for the page's JavaScript. Nothing here downloads a prebuilt binary of its own.
 set -euo pipefail
@@ -25,8 +25,17 @@ command -v npm >/dev/null || missing+=(npm)
 # The hosted-page test serves dist/ with Python's http.server (a static host that sends no headers).
 command -v python3 >/dev/null || missing+=(python3)
 # Firefox ESR and NSS's certutil (to trust the run's CA in Firefox's own profile), only when asked for:
-# HTTPBENCH_FIREFOX=1 (scripts/run.sh --browser firefox, scripts/test.sh). About 300 MB installed.
-if [ "${HTTPBENCH_FIREFOX:-0}" = 1 ]; then
+# `--firefox` (scripts/run.sh --browser firefox, scripts/test.sh). About 300 MB installed. A flag, not an
+# environment variable: httpbench reads HTTPBENCH_FIREFOX as the Firefox binary's path, and a setup switch of
+# that name, exported by run.sh, once made `run --browser all` fail with "--firefox 1: no such file".
+firefox=no
+for arg in "$@"; do
+  case "$arg" in
+    --firefox) firefox=yes ;;
+    *) log "unknown argument '$arg': the only one is --firefox"; exit 2 ;;
+  esac
+done
+if [ "$firefox" = yes ]; then
   for p in firefox-esr libnss3-tools; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
@@ -36,7 +45,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
-  log "chromium, chromium-driver and npm present$([ "${HTTPBENCH_FIREFOX:-0}" = 1 ] && echo ', firefox-esr and certutil too')"
+  log "chromium, chromium-driver and npm present$([ "$firefox" = yes ] && echo ', firefox-esr and certutil too')"
 fi
 
 # wasm-bindgen-cli must be exactly the wasm-bindgen of Cargo.lock, and Trunk.toml must pin the same.

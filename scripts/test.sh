@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # The browser tests run in Firefox ESR too.
-HTTPBENCH_FIREFOX=1 bash scripts/setup-web.sh
+bash scripts/setup-web.sh --firefox
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
 export PATH="$PWD/.tools/binaryen/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
@@ -46,10 +46,27 @@ native_status=0
 # --include-ignored: the tests a plain `cargo test` ignores need the page, Chromium and the Perl modules, which
 # this script has just set up and built; here they must run (and fail if anything they need is missing).
 cargo test --workspace --no-fail-fast -- --include-ignored 2>&1 | tee target/test-output.txt || native_status=$?
-if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ]; then
-  echo "cargo test failed (page tests: exit $wasm_status, native tests: exit $native_status)" >&2
+
+# The README's main command exactly as a user types it, with a short plan: set-up, the release build, the
+# native clients and both browsers in one report. It once failed on a fresh machine with nothing running it.
+step "README: scripts/run.sh --browser all -n 50"
+readme_status=0
+bash scripts/run.sh --browser all -n 50 >target/readme-run.txt 2>target/readme-run.err || readme_status=$?
+cat target/readme-run.txt
+# One README test, counted with the others: it passed when it exited 0 and reported both engines' cases.
+readme_ok=0
+if [ "$readme_status" -eq 0 ] && grep -q '^chromium/' target/readme-run.txt && grep -q '^firefox/' target/readme-run.txt; then
+  readme_ok=1
+  echo "test result: ok. 1 passed; 0 failed; 0 ignored (scripts/run.sh --browser all -n 50)" >target/test-output-readme.txt
+else
+  tail -n 30 target/readme-run.err >&2
+  echo "test result: FAILED. 0 passed; 1 failed; 0 ignored (scripts/run.sh --browser all -n 50 exited $readme_status)" >target/test-output-readme.txt
+fi
+
+if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ] || [ "$readme_ok" -ne 1 ]; then
+  echo "tests failed (page tests: exit $wasm_status, native tests: exit $native_status, README command: exit $readme_status)" >&2
 fi
 # cargo's own summary lines of both runs, added up: one line that says what ran.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i; exit (f > 0) }' \
-  target/test-output-wasm.txt target/test-output.txt
-[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ]
+  target/test-output-wasm.txt target/test-output.txt target/test-output-readme.txt
+[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ] && [ "$readme_ok" -eq 1 ]

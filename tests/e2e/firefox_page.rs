@@ -44,7 +44,7 @@ impl Firefox {
             .arg(profile.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        let browser = KillOnDrop::spawn(&mut cmd).expect("firefox-esr runs (HTTPBENCH_FIREFOX=1 scripts/setup-web.sh)");
+        let browser = KillOnDrop::spawn(&mut cmd).expect("firefox-esr runs (scripts/setup-web.sh --firefox)");
         let url = format!("ws://127.0.0.1:{port}/session");
         let started = Instant::now();
         let socket = loop {

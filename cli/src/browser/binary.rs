@@ -27,7 +27,7 @@ fn candidates(engine: Engine) -> (&'static [&'static str], &'static str) {
 fn how_to_install(engine: Engine) -> &'static str {
     match engine {
         Engine::Chromium => "scripts/setup-web.sh, or Debian's apt-get install chromium",
-        Engine::Firefox => "HTTPBENCH_FIREFOX=1 scripts/setup-web.sh, or Debian's apt-get install firefox-esr",
+        Engine::Firefox => "scripts/setup-web.sh --firefox, or Debian's apt-get install firefox-esr",
         Engine::Webkit => "run --browser cannot start Safari; open the page in it by hand",
     }
 }

@@ -123,7 +123,7 @@ fn certutil(args: &[&str]) -> anyhow::Result<()> {
         Ok(out) => out,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
             "--browser firefox over TLS needs NSS's certutil to trust the run's CA in Firefox's profile, and it \
-             is not on PATH: install it (HTTPBENCH_FIREFOX=1 scripts/setup-web.sh, or apt-get install libnss3-tools)"
+             is not on PATH: install it (scripts/setup-web.sh --firefox, or apt-get install libnss3-tools)"
         ),
         Err(e) => return Err(e).context("cannot run certutil"),
     };
