@@ -245,6 +245,10 @@ pub struct ServeArgs {
     /// Print only the `listening on URL` line (for programs that start the server).
     #[arg(long)]
     pub quiet: bool,
+    /// Take turns, status and results only from pages sealed by a `seal ID SECRET` line on stdin: how
+    /// `run --browser` starts its servers, so that no other program can speak for its pages.
+    #[arg(long, hide = true, requires = "quiet")]
+    pub sealed: bool,
     /// Serve HTTPS with a certificate for 127.0.0.1/localhost generated at start; prints the CA file to give
     /// clients (`run --cacert FILE`) and the key's SPKI pin.
     #[arg(long)]

@@ -457,10 +457,12 @@ fn suite(seen: &[Handshakes]) -> Option<String> {
     Some(format!("{} {}", most.version, most.cipher_suite))
 }
 
+mod answer;
 mod matrix;
 mod plan;
 mod targets;
 mod turns;
+pub use answer::{check_answer, Asked};
 pub use matrix::Matrix;
 pub use plan::{Budget, Limits, Plan, PlanError, PlanField, RoundBudget, Spelling};
 pub use targets::Targets;

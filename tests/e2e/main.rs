@@ -22,6 +22,7 @@ mod perl_seed;
 mod placement;
 mod run;
 mod schema;
+mod sealed;
 mod serve;
 mod serve_origin;
 mod share;

@@ -173,11 +173,17 @@ impl Launch<'_> {
         self.binary.engine.as_str()
     }
 
-    /// Start the browser headless on `url` with the profile folder `profile`, its output going to `log`.
+    /// Start the browser headless on `url` with the profile folder `profile`, its output going to `log`. The
+    /// browser is given a start page in `profile` that goes on to `url`, never `url` itself: `url` carries the
+    /// page's seal, and a command line is world-readable (`/proc/PID/cmdline`) while the profile folder is the
+    /// run's own (mode 0700).
     pub fn start(&self, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+        let start = start_page(profile, url)?;
+        let start = url::Url::from_file_path(&start)
+            .map_err(|()| anyhow::anyhow!("the start page {} has no file URL", start.display()))?;
         match self.binary.engine {
-            Engine::Firefox => firefox::start(self, url, profile, log),
-            Engine::Chromium | Engine::Webkit => chromium::start(self, url, profile, log),
+            Engine::Firefox => firefox::start(self, start.as_str(), profile, log),
+            Engine::Chromium | Engine::Webkit => chromium::start(self, start.as_str(), profile, log),
         }
     }
 
@@ -198,6 +204,27 @@ impl Launch<'_> {
     fn spawn(&self, cmd: &mut Command) -> anyhow::Result<KillOnDrop> {
         KillOnDrop::spawn(cmd).with_context(|| format!("cannot start {}", self.binary.path.display()))
     }
+}
+
+/// Write `profile/start.html`, readable by this user alone, which sends the browser on to `url` (replacing
+/// itself in the history); its path.
+fn start_page(profile: &Path, url: &str) -> anyhow::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    // A JSON string is a JavaScript string; `<` escaped so that no `</script>` can end the script early.
+    let target = serde_json::to_string(url)?.replace('<', "\\u003c");
+    let html = format!(
+        "<!doctype html><meta charset=\"utf-8\"><title>httpbench</title><script>location.replace({target})</script>\n"
+    );
+    let path = profile.join("start.html");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot write the browser's start page {}", path.display()))?;
+    file.write_all(html.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 /// The last lines of a browser's log, to explain a failure.

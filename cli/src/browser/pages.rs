@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use httpbench_shared::model::Engine;
-use httpbench_shared::protocol::PageStatus;
-use httpbench_shared::session::Turns;
+use httpbench_shared::protocol::{seal_fragment, PageStatus};
+use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
 use super::{matrix, page, tail, BrowserPlacement, BrowserTargets, Launch};
@@ -65,13 +65,16 @@ pub struct Pages<'a> {
     turns: Turns,
     placed: Option<BrowserPlacement>,
     limit: Duration,
+    /// What every page was asked to run: its report must answer it (shared's `check_answer`).
+    asked: (Plan, Matrix, Duration),
     progress: bool,
     stop: &'a AtomicBool,
 }
 
 impl<'a> Pages<'a> {
-    /// Start every engine of `b` headless on the page with the run's whole plan, named by its engine. An
-    /// engine that cannot start is done at once, with the reason.
+    /// Start every engine of `b` headless on the page with the run's whole plan, named by its engine and
+    /// sealed (every page's seal is given to the server before any browser starts, so no page's word is
+    /// heard while another is sealed). An engine that cannot start is done at once, with the reason.
     pub fn start(
         options: &RunOptions,
         b: &BrowserOptions,
@@ -84,7 +87,9 @@ impl<'a> Pages<'a> {
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
         let mut turns = Turns::new(b.binaries.len() + 1);
-        for (i, binary) in b.binaries.iter().enumerate() {
+        let seals: Vec<anyhow::Result<String>> =
+            b.binaries.iter().map(|binary| targets.server.seal(binary.engine.as_str())).collect();
+        for (i, (binary, seal)) in b.binaries.iter().zip(seals).enumerate() {
             let (targets_of_cases, quic_origins) =
                 (targets.targets(binary.engine), targets.quic_origins(binary.engine));
             let plan = page::PagePlan {
@@ -94,15 +99,16 @@ impl<'a> Pages<'a> {
                 timeout: options.timeout,
             };
             let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas, quic_origins: &quic_origins };
-            let url = plan.url(&targets.server.url, binary.engine.as_str());
-            let run = start_page(&launch, &url).unwrap_or_else(|e| failed(binary.engine, e));
+            let url = seal.map(|s| plan.url(&targets.server.url, binary.engine.as_str()) + &seal_fragment(&s));
+            let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(binary.engine, e));
             if run.outcome.is_some() {
                 turns.done(i + 1);
             }
             pages.push(run);
         }
         let limit = page::silence_limit(options.timeout);
-        Pages { server: targets.server, pages, turns, placed, limit, progress: options.progress, stop }
+        let asked = (options.plan, matrix, options.timeout);
+        Pages { server: targets.server, pages, turns, placed, limit, asked, progress: options.progress, stop }
     }
 
     /// The native clients wait at pass `pass`: hand out the turns until theirs comes (or the run is stopped).
@@ -186,18 +192,33 @@ impl<'a> Pages<'a> {
             }
             ServerEvent::Saved { page: Some(page), file } => {
                 let Some(s) = side(&self.pages, &page) else { return };
-                let report = page::browser_report(&file).map(|mut report| {
-                    if let Some(p) = &self.placed {
-                        let cpus = self.pages[s - 1].cpus.clone();
-                        report.environment.placement =
-                            Some(crate::placement::record(p.pin, cpus, p.server_cpus.clone()));
-                    }
-                    report
-                });
+                let report =
+                    page::browser_report(&file).and_then(|report| self.answers(s, report)).map(|mut report| {
+                        if let Some(p) = &self.placed {
+                            let cpus = self.pages[s - 1].cpus.clone();
+                            report.environment.placement =
+                                Some(crate::placement::record(p.pin, cpus, p.server_cpus.clone()));
+                        }
+                        report
+                    });
                 self.end(s, report);
             }
-            // A page that names itself by no id was not started by this run.
-            ServerEvent::Page { page: None, .. } | ServerEvent::Saved { page: None, .. } => {}
+            // A page that names itself by no id was not started by this run; seals were confirmed at the start.
+            ServerEvent::Page { page: None, .. }
+            | ServerEvent::Saved { page: None, .. }
+            | ServerEvent::Sealed { .. } => {}
+        }
+    }
+
+    /// Page `side`'s report, if it answers the plan the page was given; else why not (nothing of it is
+    /// reported: its figures would stand as the run's).
+    fn answers(&self, side: usize, report: Report) -> anyhow::Result<Report> {
+        let (plan, matrix, timeout) = &self.asked;
+        let engine = self.pages[side - 1].engine;
+        let asked = Asked { plan, matrix, timeout: Some(*timeout), engine: Some(engine) };
+        match check_answer(&report, &asked) {
+            Ok(()) => Ok(report),
+            Err(why) => anyhow::bail!("the {engine} page posted a result that does not answer the run's plan: {why}"),
         }
     }
 
@@ -242,7 +263,11 @@ impl<'a> Pages<'a> {
 /// Start `launch`'s browser on `url`, in a fresh profile of its own.
 fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
     let engine = launch.binary.engine;
-    let profile = tempfile::tempdir().with_context(|| format!("cannot create a {engine} profile folder"))?;
+    // This user's alone (0700): the start page in it carries the page's seal.
+    let profile = tempfile::Builder::new()
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .tempdir()
+        .with_context(|| format!("cannot create a {engine} profile folder"))?;
     let log = profile.path().join(format!("{engine}.log"));
     let browser = launch.start(url, profile.path(), &log)?;
     let cpus = crate::placement::process_cpus(browser.id()).ok();

@@ -34,6 +34,7 @@ pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         results_dir: Some(a.results_dir.clone()),
         open: a.open,
         quiet: a.quiet,
+        sealed: a.sealed,
         tls: a.tls,
         http_versions: a.http.versions(),
         own_cert: match (&a.cert, &a.key) {

@@ -45,6 +45,10 @@ pub const STATUS_LINE: &str = "page ";
 /// at that pass ([`turn`]).
 pub const TURN_LINE: &str = "turn ";
 
+/// With `--sealed`, the server prints this and the page's id on stdout once the page's seal (a `seal ID
+/// SECRET` line on its stdin) holds: the parent starts the page only after that.
+pub const SEALED_LINE: &str = "sealed ";
+
 /// The id a page's post or turn request names itself by (`page=ID`), or `-` for a page that names none (one
 /// opened by hand).
 pub fn page_id(query: Option<&str>) -> &str {
@@ -80,6 +84,8 @@ pub struct ServeOptions {
     /// `--allow-origin`: the origins besides the page's own that may post results and status, canonical
     /// ([`origin::canonical`]).
     pub allowed_origins: Vec<String>,
+    /// `--sealed`: turns, status and results only from the pages sealed on stdin ([`turn::Gate::admits`]).
+    pub sealed: bool,
 }
 
 /// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
@@ -177,7 +183,7 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             tags: Default::default(),
             origins: origin::Policy { allowed: options.allowed_origins.clone(), tls: scheme == "https" },
             quota: Default::default(),
-            gate: turn::Gate::new(options.quiet),
+            gate: turn::Gate::new(options.quiet, options.sealed),
         });
         // HTTP/3 on UDP of the same port, beside TCP.
         let quic = match tls.as_ref().and_then(|t| t.quic.as_ref()) {
@@ -263,9 +269,10 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
     if is_read && path == httpbench_shared::protocol::TURN_PATH {
         // Only the pages that may post their status may take turns: another site's page cannot hold a run up.
         let verdict = state.origins.judge(&req);
-        let mut res = match &verdict {
-            origin::Verdict::Refused(reason) => results::reply(hyper::StatusCode::FORBIDDEN, reason),
-            _ => state.gate.answer(req.uri().query()).await,
+        let mut res = match (&verdict, state.gate.admits(req.uri().query())) {
+            (origin::Verdict::Refused(reason), _) => results::reply(hyper::StatusCode::FORBIDDEN, reason),
+            (_, Err(refused)) => refused,
+            (_, Ok(())) => state.gate.answer(req.uri().query()).await,
         };
         origin::cors(&mut res, &verdict);
         res.headers_mut().insert(header::SERVER, HeaderValue::from_static("httpbench"));
@@ -302,13 +309,14 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
 }
 
 /// `POST` (or the preflight of a post) to `/results` or `/status`: only from the page's own origin and the
-/// allowed ones ([`origin`]); a refused origin gets 403 with the reason and is not read further.
+/// allowed ones ([`origin`]), and on a sealed server only with the page's seal; a refused post gets 403 with
+/// the reason and is not read further.
 async fn posted(state: &State, req: Request<Incoming>) -> Response<body::TargetBody> {
     let verdict = state.origins.judge(&req);
-    let mut res = match &verdict {
-        origin::Verdict::Refused(reason) if req.method() == Method::POST => {
-            results::reply(hyper::StatusCode::FORBIDDEN, reason)
-        }
+    let post = req.method() == Method::POST;
+    let mut res = match (&verdict, state.gate.admits(req.uri().query())) {
+        (origin::Verdict::Refused(reason), _) if post => results::reply(hyper::StatusCode::FORBIDDEN, reason),
+        (_, Err(refused)) if post => refused,
         _ if req.method() == Method::OPTIONS => origin::preflight(req.headers(), &verdict),
         _ if req.uri().path() == "/results" => results::accept(state, req).await,
         _ => status::accept(state.quiet, req).await,

@@ -3,8 +3,9 @@
 //! `page ID STATUS` line when a page posts its status and every `turn ID PASS` line when a page waits for its
 //! turn, handed over a channel as [`ServerEvent`]s (so `run --browser` hears of its pages' progress, refusals,
 //! turns and results the moment they land, without polling). A page is let go by a `go ID PASS` line on the
-//! server's stdin ([`ChildServer::let_go`]). Killed when the run ends, and by the kernel if the parent dies
-//! first.
+//! server's stdin ([`ChildServer::let_go`]). The server is sealed (`--sealed`): it hears only the pages the
+//! parent gave a seal ([`ChildServer::seal`]), so no other program can speak for them. Killed when the run
+//! ends, and by the kernel if the parent dies first.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -57,6 +58,11 @@ pub enum ServerEvent {
         /// The pass it waits to begin.
         pass: u32,
     },
+    /// A page's seal holds.
+    Sealed {
+        /// The page.
+        page: String,
+    },
 }
 
 impl ServerEvent {
@@ -69,6 +75,9 @@ impl ServerEvent {
         if let Some((page, path)) = line.strip_prefix(super::SAVED_LINE).and_then(named) {
             return Some(ServerEvent::Saved { page, file: PathBuf::from(path) });
         }
+        if let Some(page) = line.strip_prefix(super::SEALED_LINE) {
+            return Some(ServerEvent::Sealed { page: page.to_string() });
+        }
         if let Some((page, pass)) = line.strip_prefix(super::TURN_LINE).and_then(named) {
             return Some(ServerEvent::Turn { page: page?, pass: pass.parse().ok()? });
         }
@@ -78,12 +87,13 @@ impl ServerEvent {
 }
 
 impl ChildServer {
-    /// Start `httpbench serve --port 0 --threads 1 --quiet EXTRA...` on 127.0.0.1, pinned to `cpu` if given,
-    /// and wait for its address.
+    /// Start `httpbench serve --port 0 --threads 1 --quiet --sealed EXTRA...` on 127.0.0.1, pinned to `cpu` if
+    /// given, and wait for its address.
     pub fn start(cpu: Option<usize>, extra: &[std::ffi::OsString]) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
         let mut cmd = Command::new(exe);
-        cmd.args(["serve", "--port", "0", "--threads", "1", "--quiet"]).stdin(Stdio::piped()).stdout(Stdio::piped());
+        let args = ["serve", "--port", "0", "--threads", "1", "--quiet", "--sealed"];
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
         if let Some(cpu) = cpu {
             cmd.args(["--cpu", &cpu.to_string()]);
         }
@@ -125,12 +135,42 @@ impl ChildServer {
 
     /// Let page `page` begin pass `pass` (it waits for its turn at the server).
     pub fn let_go(&self, page: &str, pass: u32) -> anyhow::Result<()> {
-        let mut stdin = self.stdin.lock().map_err(|_| anyhow::anyhow!("the server's stdin is poisoned"))?;
-        writeln!(stdin, "{}{page} {pass}", super::turn::GO_LINE)
-            .and_then(|()| stdin.flush())
+        self.tell(&format!("{}{page} {pass}", super::turn::GO_LINE))
             .context("cannot reach the embedded server to let a page go")
     }
+
+    /// Make page `page` a fresh random seal, give it to the server (on its stdin: no other process can read
+    /// it there) and wait, at most [`SEAL_WAIT`], until the server says it holds; the seal, for the page's
+    /// address. Call it before any page starts: other events heard meanwhile are dropped.
+    pub fn seal(&self, page: &str) -> anyhow::Result<String> {
+        let mut bytes = [0u8; 32];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+            .map_err(|_| anyhow::anyhow!("the system's random source failed: cannot seal the {page} page"))?;
+        let seal = base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, bytes);
+        self.tell(&format!("{}{page} {seal}", super::turn::SEAL_LINE))
+            .context("cannot reach the embedded server to seal a page")?;
+        let deadline = std::time::Instant::now() + SEAL_WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(ServerEvent::Sealed { page: p }) if p == page => return Ok(seal),
+                Ok(_) => {}
+                Err(_) => {
+                    bail!("the embedded server did not take the {page} page's seal within {} s", SEAL_WAIT.as_secs())
+                }
+            }
+        }
+    }
+
+    /// Write one line on the server's stdin.
+    fn tell(&self, line: &str) -> std::io::Result<()> {
+        let mut stdin = self.stdin.lock().map_err(|_| std::io::Error::other("the server's stdin is poisoned"))?;
+        writeln!(stdin, "{line}").and_then(|()| stdin.flush())
+    }
 }
+
+/// How long the server may take to confirm a seal (it does so at once; a loaded machine gets room).
+const SEAL_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 fn read_url(lines: &mut BufReader<ChildStdout>) -> anyhow::Result<Url> {
     let mut line = String::new();
@@ -170,6 +210,7 @@ mod tests {
             Some(ServerEvent::Page { page: chromium, status: PageStatus::Progress("round 1/3".into()) })
         );
         assert_eq!(line("turn firefox 2"), Some(ServerEvent::Turn { page: "firefox".into(), pass: 2 }));
+        assert_eq!(line("sealed firefox"), Some(ServerEvent::Sealed { page: "firefox".into() }));
         for bad in ["turn - 2", "turn firefox x", "page chromium hello", "saved", "listening on x"] {
             assert_eq!(line(bad), None, "{bad}");
         }

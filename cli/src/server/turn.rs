@@ -4,15 +4,21 @@
 //! `go ID N` line on the server's stdin, [`GO_LINE`]) or [`TURN_HOLD`] passes (`wait`: the page asks again).
 //! Only the parent can let a page go: a web page can reach this endpoint, never the server's stdin. A server
 //! with no parent (`serve` in the foreground) lets every page go at once.
+//!
+//! The gate also keeps the pages' seals (`seal ID SECRET` on stdin, shared's `protocol::seal`): a sealed
+//! server (`--sealed`, as `run --browser` starts its servers) answers turn, status and result requests only
+//! when they carry their page's seal ([`Gate::admits`]), so nothing else on the machine can take a page's
+//! turn, speak for it or post its figures.
 
 use std::collections::HashMap;
 use std::io::BufRead;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use hyper::StatusCode;
+use subtle::ConstantTimeEq;
 use tokio::sync::watch;
 
-use httpbench_shared::protocol::{asked_turn, TurnAnswer, TURN_HOLD};
+use httpbench_shared::protocol::{asked_page, asked_seal, asked_turn, is_seal, TurnAnswer, TURN_HOLD};
 
 use super::body::TargetBody;
 use super::results::{plain, reply};
@@ -20,33 +26,62 @@ use super::results::{plain, reply};
 /// What the parent writes on the server's stdin to let page ID begin pass N: `go ID N`.
 pub const GO_LINE: &str = "go ";
 
-/// Pages waiting for their turn, and the passes the parent let each page begin.
+/// What the parent writes on the server's stdin to give page ID its seal: `seal ID SECRET` (shared's
+/// `protocol::seal`). The server answers with a [`super::SEALED_LINE`] on stdout once the seal holds.
+pub const SEAL_LINE: &str = "seal ";
+
+/// Why a request to a sealed server's own endpoints is refused (403): no secret is named, none is echoed.
+pub const UNSEALED: &str =
+    "this server belongs to one run of httpbench run --browser: only the pages it started, with their seal, may take turns, post status or results";
+
+/// Pages waiting for their turn, the passes the parent let each page begin, and the pages' seals.
 #[derive(Debug)]
 pub struct Gate {
     /// Whether a parent hands out the turns (a child server, `--quiet`).
     parent: bool,
+    /// Whether the server's own endpoints answer only requests that carry their page's seal (`--sealed`).
+    sealed: bool,
     /// How long a request is held ([`TURN_HOLD`]).
     hold: std::time::Duration,
     /// The highest pass each page may begin.
     granted: watch::Sender<HashMap<String, u32>>,
+    /// Each page's seal, as the parent gave it.
+    seals: Mutex<HashMap<String, String>>,
+}
+
+/// What the parent says on the server's stdin.
+#[derive(Debug, PartialEq, Eq)]
+enum Word<'a> {
+    /// `go ID N`.
+    Go(&'a str, u32),
+    /// `seal ID SECRET`.
+    Seal(&'a str, &'a str),
 }
 
 impl Gate {
-    /// A gate whose turns a parent hands out (`parent`), or one that lets every page go.
-    pub fn new(parent: bool) -> Arc<Self> {
-        let gate = Arc::new(Gate { parent, hold: TURN_HOLD, granted: watch::Sender::new(HashMap::new()) });
-        if parent {
+    /// A gate whose turns a parent hands out (`parent`), or one that lets every page go; `sealed`: one whose
+    /// own endpoints answer only the pages the parent sealed.
+    pub fn new(parent: bool, sealed: bool) -> Arc<Self> {
+        let gate = Arc::new(Gate { sealed, ..Gate::with_hold(parent, TURN_HOLD) });
+        if parent || sealed {
             let listening = gate.clone();
             // Ends when stdin closes (the parent is gone, or gave none).
             std::thread::spawn(move || {
                 for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-                    if let Some((page, pass)) = read_go(&line) {
-                        listening.let_go(page, pass);
+                    match read_word(&line) {
+                        Some(Word::Go(page, pass)) => listening.let_go(page, pass),
+                        Some(Word::Seal(page, seal)) => listening.seal(page, seal),
+                        None => {}
                     }
                 }
             });
         }
         gate
+    }
+
+    fn with_hold(parent: bool, hold: std::time::Duration) -> Self {
+        let (granted, seals) = (watch::Sender::new(HashMap::new()), Mutex::default());
+        Gate { parent, sealed: false, hold, granted, seals }
     }
 
     /// Let `page` begin every pass up to `pass`.
@@ -55,6 +90,29 @@ impl Gate {
             let at = granted.entry(page.to_string()).or_insert(pass);
             *at = (*at).max(pass);
         });
+    }
+
+    /// Give `page` its seal (the first one given holds), and tell the parent it does.
+    fn seal(&self, page: &str, seal: &str) {
+        if let Ok(mut seals) = self.seals.lock() {
+            seals.entry(page.to_string()).or_insert_with(|| seal.to_string());
+        }
+        let _ = crate::output::print(&format!("{}{page}\n", super::SEALED_LINE));
+    }
+
+    /// Whether a request to the server's own endpoints (turn, status, results) with this query may change
+    /// anything: always on a server that is not sealed (`serve` keeps its origin rules), else only when the
+    /// query names a page the parent sealed and carries that page's seal, compared in constant time.
+    pub fn admits(&self, query: Option<&str>) -> Result<(), hyper::Response<TargetBody>> {
+        if !self.sealed {
+            return Ok(());
+        }
+        let (page, seal) = (asked_page(query), asked_seal(query));
+        let seals = self.seals.lock().map_err(|_| reply(StatusCode::FORBIDDEN, UNSEALED))?;
+        match (page.and_then(|p| seals.get(p)), seal) {
+            (Some(expected), Some(given)) if bool::from(expected.as_bytes().ct_eq(given.as_bytes())) => Ok(()),
+            _ => Err(reply(StatusCode::FORBIDDEN, UNSEALED)),
+        }
     }
 
     /// Answer one turn request (its query): `go` once the parent let the page begin its pass, `wait` after
@@ -81,14 +139,18 @@ impl Gate {
 impl Default for Gate {
     /// A gate with no parent: every page goes at once.
     fn default() -> Self {
-        Gate { parent: false, hold: TURN_HOLD, granted: watch::Sender::new(HashMap::new()) }
+        Gate::with_hold(false, TURN_HOLD)
     }
 }
 
-/// The page and pass of a `go ID N` line.
-fn read_go(line: &str) -> Option<(&str, u32)> {
-    let (page, pass) = line.strip_prefix(GO_LINE)?.trim().split_once(' ')?;
-    Some((page, pass.parse().ok()?))
+/// What a line of the parent's says, if anything: `go ID N` or `seal ID SECRET` (a well-formed seal only).
+fn read_word(line: &str) -> Option<Word<'_>> {
+    if let Some(rest) = line.strip_prefix(GO_LINE) {
+        let (page, pass) = rest.trim().split_once(' ')?;
+        return Some(Word::Go(page, pass.parse().ok()?));
+    }
+    let (page, seal) = line.strip_prefix(SEAL_LINE)?.trim().split_once(' ')?;
+    (!page.is_empty() && is_seal(seal)).then_some(Word::Seal(page, seal))
 }
 
 #[cfg(test)]
@@ -96,16 +158,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_go_line_reads_back_and_nothing_else_does() {
-        assert_eq!(read_go("go chromium 3\n"), Some(("chromium", 3)));
-        assert_eq!(read_go("go chromium"), None);
-        assert_eq!(read_go("go chromium x"), None);
-        assert_eq!(read_go("page chromium 1"), None);
+    fn a_go_or_seal_line_reads_back_and_nothing_else_does() {
+        assert_eq!(read_word("go chromium 3\n"), Some(Word::Go("chromium", 3)));
+        assert_eq!(read_word("go chromium"), None);
+        assert_eq!(read_word("go chromium x"), None);
+        assert_eq!(read_word("page chromium 1"), None);
+        let seal = "x".repeat(httpbench_shared::protocol::SEAL_CHARS);
+        assert_eq!(read_word(&format!("seal chromium {seal}\n")), Some(Word::Seal("chromium", &seal)));
+        assert_eq!(read_word("seal chromium short"), None);
+        assert_eq!(read_word(&format!("seal {seal}")), None);
+    }
+
+    #[test]
+    fn a_sealed_gate_admits_only_the_seal_given_for_the_page() {
+        let seal = "a".repeat(httpbench_shared::protocol::SEAL_CHARS);
+        let other = "b".repeat(httpbench_shared::protocol::SEAL_CHARS);
+        let open = Gate::default();
+        assert!(open.admits(None).is_ok(), "serve in the foreground keeps its origin rules alone");
+        let gate = Gate { sealed: true, ..Gate::default() };
+        gate.seal("chromium", &seal);
+        gate.seal("chromium", &other);
+        let q = |s: &str| format!("page=chromium&pass=0&seal={s}");
+        assert!(gate.admits(Some(&q(&seal))).is_ok());
+        for bad in [q(&other), q(""), "page=chromium&pass=0".into(), format!("page=firefox&seal={seal}")] {
+            let refused = gate.admits(Some(&bad)).expect_err(&bad);
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{bad}");
+        }
+        assert!(gate.admits(None).is_err());
     }
 
     #[tokio::test]
     async fn a_page_waits_until_the_parent_lets_it_go_and_no_longer_than_the_hold() {
-        let gate = Gate::new(false);
+        let gate = Gate::new(false, false);
         let body = |r: hyper::Response<TargetBody>| async move {
             use http_body_util::BodyExt;
             String::from_utf8(r.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
@@ -114,7 +198,7 @@ mod tests {
         assert_eq!(gate.answer(Some("pass=1")).await.status(), StatusCode::BAD_REQUEST);
 
         let hold = std::time::Duration::from_millis(50);
-        let gate = Arc::new(Gate { parent: true, hold, granted: watch::Sender::new(HashMap::new()) });
+        let gate = Arc::new(Gate::with_hold(true, hold));
         let waiting = tokio::spawn({
             let gate = gate.clone();
             async move { body(gate.answer(Some("page=a&pass=1")).await).await }

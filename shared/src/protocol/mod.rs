@@ -1,7 +1,7 @@
 //! What the CLI and the page say to each other and to their users: the client catalog (every client's name,
 //! environment and what it is), the connection modes, HTTP versions and load levels and their parsers,
 //! durations as typed, the bound on a client's name, the tags that count a case's connections, the page's
-//! query string (to and from, imports included), the turns a page takes in a run with other sides, and the share links that carry a result file (`#r=`). One home
+//! query string (to and from, imports included), the turns a page takes in a run with other sides and the seal its requests carry there, and the share links that carry a result file (`#r=`). One home
 //! for each, tested natively, used by both front ends.
 
 mod clients;
@@ -13,6 +13,7 @@ mod load;
 mod modes;
 mod names;
 mod query;
+mod seal;
 pub mod share;
 mod status;
 mod turn;
@@ -34,5 +35,6 @@ pub use load::{
 pub use modes::Modes;
 pub use names::{check_name, shown, MAX_NAME_CHARS};
 pub use query::PageQuery;
+pub use seal::{asked_seal, is_seal, seal_fragment, seal_of_fragment, SEAL_CHARS, SEAL_PARAM};
 pub use status::{PageStatus, MAX_STATUS_BYTES, STATUS_PATH};
 pub use turn::{asked_page, asked_turn, check_page_id, page_path, turn_query, TurnAnswer, TURN_HOLD, TURN_PATH};

@@ -3,8 +3,9 @@
 //! (`page=chromium` in its query, [`PageQuery::page`](super::PageQuery)); at each pass it asks
 //! `GET /turn?page=ID&pass=N` of the server that served it, which holds the request until the run lets that
 //! page go (`go`) or [`TURN_HOLD`] passes (`wait`: ask again). The page's status and result posts carry the
-//! same `page=ID`, so the run tells its pages apart. Both halves live here: the page's requests and the
-//! server's reading of them.
+//! same `page=ID`, so the run tells its pages apart, and each of these requests carries the page's seal
+//! (`seal=SECRET`, [`super::seal`]) when the run gave it one: without it the run's server changes nothing.
+//! Both halves live here: the page's requests and the server's reading of them.
 
 use std::time::Duration;
 
@@ -46,9 +47,9 @@ impl TurnAnswer {
     }
 }
 
-/// The path and query with which page `page` asks for its turn at pass `pass`.
-pub fn turn_query(page: &str, pass: u32) -> String {
-    format!("{TURN_PATH}?page={page}&pass={pass}")
+/// The path and query with which page `page` asks for its turn at pass `pass`, with its seal if it has one.
+pub fn turn_query(page: &str, pass: u32, seal: Option<&str>) -> String {
+    sealed(format!("{TURN_PATH}?page={page}&pass={pass}"), seal)
 }
 
 /// The page and pass a turn request asks about, if its query names both, the page by a valid id.
@@ -58,9 +59,17 @@ pub fn asked_turn(query: Option<&str>) -> Option<(&str, u32)> {
     Some((page, pass))
 }
 
-/// `path` (the status or results endpoint) with the page's id added to its query.
-pub fn page_path(path: &str, page: &str) -> String {
-    super::with_param(path, &format!("page={page}"))
+/// `path` (the status or results endpoint) with the page's id, and its seal if it has one, added to its query.
+pub fn page_path(path: &str, page: &str, seal: Option<&str>) -> String {
+    sealed(super::with_param(path, &format!("page={page}")), seal)
+}
+
+/// `path_and_query` with `seal=SECRET` added, when there is a seal.
+fn sealed(path_and_query: String, seal: Option<&str>) -> String {
+    match seal {
+        Some(s) => super::with_param(&path_and_query, &format!("{}={s}", super::seal::SEAL_PARAM)),
+        None => path_and_query,
+    }
 }
 
 /// The page id a request's query carries (`page=ID`), if it is a valid one: letters, digits, `.`, `_` and
@@ -82,7 +91,7 @@ mod tests {
 
     #[test]
     fn a_turn_request_round_trips_and_a_bad_one_is_not_read() {
-        let q = turn_query("firefox", 3);
+        let q = turn_query("firefox", 3, None);
         assert_eq!(q, "/turn?page=firefox&pass=3");
         assert_eq!(asked_turn(q.split_once('?').map(|(_, q)| q)), Some(("firefox", 3)));
         assert_eq!(asked_turn(Some("page=firefox")), None, "no pass");
@@ -93,7 +102,14 @@ mod tests {
 
     #[test]
     fn posts_carry_the_page_id_and_answers_read_back() {
-        assert_eq!(page_path("/status", "chromium"), "/status?page=chromium");
+        assert_eq!(page_path("/status", "chromium", None), "/status?page=chromium");
+        let seal = "s".repeat(super::super::SEAL_CHARS);
+        let sealed = page_path("/results", "chromium", Some(&seal));
+        assert_eq!(sealed, format!("/results?page=chromium&seal={seal}"));
+        let query = sealed.split_once('?').map(|(_, q)| q);
+        assert_eq!((asked_page(query), super::super::asked_seal(query)), (Some("chromium"), Some(seal.as_str())));
+        let turn = turn_query("firefox", 3, Some(&seal));
+        assert_eq!(asked_turn(turn.split_once('?').map(|(_, q)| q)), Some(("firefox", 3)), "{turn}");
         assert_eq!(asked_page(Some("a=1&page=chromium")), Some("chromium"));
         assert_eq!(asked_page(Some("page=")), None);
         for a in [TurnAnswer::Go, TurnAnswer::Wait] {

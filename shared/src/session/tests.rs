@@ -4,6 +4,8 @@ use super::*;
 use crate::clock::{Clock, MockClock};
 use crate::model::{EnvironmentKind, ErrorKind};
 
+mod answer;
+
 /// A plaintext HTTP/1.1 session of native `clients` × `modes`.
 fn new_session(plan: Plan, clients: Vec<String>, modes: Vec<Mode>, timeout: Option<Duration>) -> Session {
     Session::new(plan, Matrix::new(EnvironmentKind::Native, clients, modes), timeout)

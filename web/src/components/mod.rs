@@ -22,6 +22,8 @@ pub use state::{Imported, PageState, Phase};
 /// (`#r=...`, shared's `protocol::share`).
 #[component]
 pub fn App() -> impl IntoView {
+    // First: the seal leaves the address before anything can read or share it.
+    serve_link::take_seal();
     let query = crate::browser::page_query();
     let mut initial = RawSettings::from_query(&crate::browser::origin(), &query);
     let fragment = crate::browser::fragment();

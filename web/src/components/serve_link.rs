@@ -1,7 +1,10 @@
 //! The page's link to `httpbench serve`: when the page was served by it (`serve.json` answers beside the
 //! page), every finished run is posted back to its results endpoint, where the terminal prints it and saves
 //! it, and the run's progress and a refusal of its plan go to its status endpoint (shared's `PageStatus`), so
-//! `run --browser` hears how the page is doing. `?import=URL,URL` (read by shared's `PageQuery`) loads result files at start (e.g. `/results/NAME.json`
+//! `run --browser` hears how the page is doing. A page that run started carries its seal (shared's
+//! `protocol::seal`) in its fragment: [`take_seal`] keeps it and drops it from the address, and every turn,
+//! status and result request of the page carries it, since the run's server answers nothing else.
+//! `?import=URL,URL` (read by shared's `PageQuery`) loads result files at start (e.g. `/results/NAME.json`
 //! saved by the server), so a link can open a browser-vs-native comparison. On any other static host both
 //! quietly do nothing.
 
@@ -35,6 +38,29 @@ thread_local! {
     static LAST_PROGRESS_MS: Cell<f64> = const { Cell::new(0.0) };
     /// Status posts still in flight.
     static POSTING: Cell<u32> = const { Cell::new(0) };
+    /// The seal `run --browser` gave the page, if it did.
+    static SEAL: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Keep the seal the page's fragment carries (`#seal=SECRET`, from a `run --browser` start page) for its
+/// requests, and take it out of the address, so that neither a share link nor a screenshot of the page shows
+/// it. A page with no seal in its fragment keeps its fragment (a share link's `#r=`).
+pub fn take_seal() {
+    let fragment = crate::browser::fragment();
+    let Some(seal) = protocol::seal_of_fragment(&fragment) else { return };
+    SEAL.with_borrow_mut(|s| *s = Some(seal.to_string()));
+    if let Some(window) = web_sys::window() {
+        let location = window.location();
+        let bare = location.pathname().unwrap_or_default() + &location.search().unwrap_or_default();
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&bare));
+        }
+    }
+}
+
+/// The page's seal, if the run gave it one.
+fn seal() -> Option<String> {
+    SEAL.with_borrow(Clone::clone)
 }
 
 /// How many times a page asks for its turn before it goes on without one: each ask is held up to
@@ -96,16 +122,17 @@ pub async fn take_turn(page: Option<String>, pass: u32) {
     }
     let hold_ms = protocol::TURN_HOLD.as_millis() as u32;
     for _ in 0..MAX_TURN_ASKS {
-        let answer = js_fetch::text(&protocol::turn_query(&page, pass), hold_ms + 30_000).await;
+        let asked = protocol::turn_query(&page, pass, seal().as_deref());
+        let answer = js_fetch::text(&asked, hold_ms + 30_000).await;
         if protocol::TurnAnswer::parse(&answer) != Some(protocol::TurnAnswer::Wait) {
             return;
         }
     }
 }
 
-/// `path` with the page's id in a run, if it has one.
+/// `path` with the page's id in a run, and its seal, if it has them.
 fn named(path: &str, page: Option<&str>) -> String {
-    page.map_or_else(|| path.to_string(), |id| protocol::page_path(path, id))
+    page.map_or_else(|| path.to_string(), |id| protocol::page_path(path, id, seal().as_deref()))
 }
 
 /// Post `report` to the server that served the page, if it is `httpbench serve`, named by the page's id in
