@@ -271,7 +271,7 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
         let verdict = state.origins.judge(&req);
         let mut res = match (&verdict, state.gate.admits(req.uri().query())) {
             (origin::Verdict::Refused(reason), _) => results::reply(hyper::StatusCode::FORBIDDEN, reason),
-            (_, Err(refused)) => refused,
+            (_, Err(why)) => results::reply(hyper::StatusCode::FORBIDDEN, why),
             (_, Ok(())) => state.gate.answer(req.uri().query()).await,
         };
         origin::cors(&mut res, &verdict);
@@ -316,7 +316,7 @@ async fn posted(state: &State, req: Request<Incoming>) -> Response<body::TargetB
     let post = req.method() == Method::POST;
     let mut res = match (&verdict, state.gate.admits(req.uri().query())) {
         (origin::Verdict::Refused(reason), _) if post => results::reply(hyper::StatusCode::FORBIDDEN, reason),
-        (_, Err(refused)) if post => refused,
+        (_, Err(why)) if post => results::reply(hyper::StatusCode::FORBIDDEN, why),
         _ if req.method() == Method::OPTIONS => origin::preflight(req.headers(), &verdict),
         _ if req.uri().path() == "/results" => results::accept(state, req).await,
         _ => status::accept(state.quiet, req).await,

@@ -33,9 +33,12 @@ fn the_pages_own_report_answers_its_plan() {
     assert_eq!(check(&page_report()), Ok(()));
 }
 
+/// A change made to the page's report, as a forger or a mistaken page would.
+type Forge = fn(&mut Report);
+
 #[test]
 fn a_report_that_differs_from_the_plan_is_refused_with_what_differs() {
-    let cases: [(&str, fn(&mut Report)); 10] = [
+    let cases: [(&str, Forge); 10] = [
         ("a count of 20 where the run asked 40", |r| r.settings.count = Some(20)),
         ("user agent names firefox, where the run started chromium", |r| {
             r.environment.user_agent =
