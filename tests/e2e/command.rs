@@ -154,10 +154,23 @@ fn misbehaving_adapters_are_stopped_with_a_reason_and_the_other_cases_run() {
     for (behaviour, got, says) in [
         ("garbage", 5, "command client bad printed 'oops, not a line' (line 6 of a batch of 10): 'oops,' is not"),
         ("fewer", 9, "printed 'end' (line 10 of a batch of 10): end after 9 of 10 request lines"),
-        ("more", 10, "printed '0 200 0' (line 11 of a batch of 10): more request lines than the 10 asked"),
+        ("more", 10, "printed '1 200 0' (line 11 of a batch of 10): more request lines than the 10 asked"),
         ("crash", 3, "command client bad exited (exit status: 139) after 3 of 10 requests: segfault (pretend)"),
         ("hang", 2, "command client bad gave no line for 3 s (--timeout 1 s + 2 s) after 2 of 10 requests"),
         ("exit-at-start", 0, "command client bad exited (exit status: 4) at start: cannot start: no such library"),
+        // Timings that do not fit the wall time httpbench measured around the batch (issue 36).
+        ("zero", 0, "command client bad printed '0 200 0' (line 1 of a batch of 10): a request of 0 ns"),
+        (
+            "ten-seconds",
+            2,
+            "printed '10000000000 200 0' (line 3 of a batch of 10): its 3 requests so far claim 10.000 s in all, \
+             but httpbench asked for this batch ",
+        ),
+        (
+            "ages",
+            0,
+            "printed '18446744073709551615 200 0' (line 1 of a batch of 10): this request claims 18446744073.710 s",
+        ),
         (
             "late-version",
             1,
