@@ -2,9 +2,9 @@
 //! documented in the README under "Command clients". httpbench starts it once per case, hands it batches of
 //! `n` requests on stdin, and reads one line per request and `end` on stdout: the adapter times each request
 //! with its own clock, checked against the time httpbench measures around the batch (witness.rs); the runner
-//! times each batch and reads the adapter's CPU time from `/proc`. Every wait
-//! on the adapter is bounded, and an adapter that breaks the protocol is stopped with a one-line reason
-//! naming it and the bad line; its case keeps what it measured and the other cases go on.
+//! times each batch and reads the adapter's CPU time from `/proc`. Every wait on the adapter is bounded, and
+//! an adapter that breaks the protocol is stopped with a one-line reason naming it and the bad line; its case
+//! keeps what it measured and the other cases go on.
 
 pub mod builtin;
 mod lines;
