@@ -1,7 +1,7 @@
 //! CPU time of this process (user and system), from getrusage. The embedded server runs in its own process,
 //! so everything counted here is the clients' work (and the runner's, which is a few clock reads per request).
 //! A command client runs in processes of its own: [`tree_usage`] reads theirs from `/proc`, and the same walk
-//! of the process tree finds what an adapter left running ([`tree_usage`], [`end_all`]).
+//! of the process tree finds what an adapter left running ([`tree_usage`], [`carrying`], [`end_all`]).
 
 use std::time::Duration;
 
@@ -86,6 +86,25 @@ pub fn end_all(procs: &[(u32, u64)]) {
     }
 }
 
+/// Every process whose environment holds the entry `entry` (`NAME=value`), as (pid, start time) for
+/// [`end_all`]: an adapter's processes carry the token httpbench gave it, wherever they went. A helper that
+/// forked twice (or left with `setsid` and its parent exited) is no descendant any more, re-parented to init,
+/// but it still carries its adapter's environment. `/proc/PID/environ` is the environment the process was
+/// started with, and its children inherit it; processes of other users cannot be read, and are not ours.
+pub fn carrying(entry: &str) -> Vec<(u32, u64)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            environ.split(|&b| b == 0).any(|e| e == entry.as_bytes())
+        })
+        .filter_map(|pid| {
+            Some((pid, stat_line(pid, &std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)?.start))
+        })
+        .collect()
+}
+
 /// Field `i` of a `/proc/PID/stat` line, counted after the command name: state(0) ppid(1) pgrp(2) ...
 /// utime(11) stime(12) cutime(13) cstime(14) ... starttime(19). The name is in parentheses and may hold
 /// spaces: the fields start after the last ')'.
@@ -124,6 +143,30 @@ mod tests {
         let _ = child.wait();
         assert!(used.user + used.sys >= Duration::from_millis(100), "{used:?}");
         assert_eq!(tree_usage(u32::MAX).map(|t| t.0), None, "no such process");
+    }
+
+    #[test]
+    fn a_process_is_found_by_its_environment_after_its_parent_left_and_ended() {
+        let value = std::process::id().to_string();
+        // A double fork: the subshell starts sleep in the background and exits, so sleep is nobody's child here.
+        let mut sh = std::process::Command::new("sh");
+        let out =
+            sh.args(["-c", "(sleep 30 >/dev/null 2>&1 & echo $!)"]).env("HTTPBENCH_CPU_TEST", &value).output().unwrap();
+        let pid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        let found = carrying(&format!("HTTPBENCH_CPU_TEST={value}"));
+        end_all(&found);
+        assert_eq!(found.iter().map(|p| p.0).collect::<Vec<_>>(), [pid], "only the sleep carries it");
+        // Killed; its new parent (init) reaps it in a moment, and a zombie runs no more.
+        let running = || {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            stat.rfind(')').is_some_and(|i| !stat[i + 1..].trim_start().starts_with('Z'))
+        };
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while running() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!running(), "{pid} was not ended");
+        assert!(carrying("HTTPBENCH_CPU_TEST=nobody").is_empty());
     }
 
     #[test]

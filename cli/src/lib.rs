@@ -123,8 +123,10 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         Some(cpu) => Some(placement::pin_current_thread(cpu).map_err(|e| Usage(format!("--pin {}: {e}", plan.pin)))?),
         None => allowed.clone(),
     };
-    let results = tempfile::tempdir().context("cannot create a folder for the browser's results")?;
-    let server = start_server(options, plan.server_cpu, results.path())?;
+    // Only a browser run saves results: a read-only or full TMPDIR must not fail a run that needs no folder.
+    let results = options.browser.as_ref().map(|_| tempfile::tempdir()).transpose();
+    let results = results.context("cannot create a folder for the browser's results in TMPDIR")?;
+    let server = start_server(options, plan.server_cpu, results.as_ref().map(|r| r.path()))?;
     let h1_target = browser::start_h1_target(options, plan.server_cpu)?;
     let h3_target = browser::start_h3_target(options, plan.server_cpu)?;
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
@@ -208,7 +210,7 @@ fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Res
 fn start_server(
     options: &RunOptions,
     cpu: Option<usize>,
-    results: &std::path::Path,
+    results: Option<&std::path::Path>,
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
     if options.tls {
@@ -217,7 +219,7 @@ fn start_server(
         let http = httpbench_shared::protocol::HttpChoice::of(&options.http_versions).to_string();
         extra.extend(["--tls".into(), "--http".into(), http.into()]);
     }
-    if let Some(b) = &options.browser {
+    if let (Some(b), Some(results)) = (&options.browser, results) {
         extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
         extra.extend(["--results-dir".into(), results.as_os_str().to_owned()]);
     }

@@ -1,6 +1,7 @@
 # A command client for the tests and the overhead figure: it makes no HTTP request at all, and answers each
-# batch as its argument says, correctly ("instant": every request "0 200 0", the protocol's cost alone) or
-# with one of the faults httpbench must survive. Usage: python3 scripted.py BEHAVIOUR
+# batch as its argument says, correctly ("instant": every request "1 200 0", the protocol's cost alone; 1 ns,
+# since a request of 0 ns is refused) or with one of the faults httpbench must survive, timings that do not
+# fit the batch's wall time among them. Usage: python3 scripted.py BEHAVIOUR
 import os
 import sys
 import time
@@ -18,7 +19,7 @@ for line in sys.stdin:
         sys.stdout.flush()
         continue
     batches += 1
-    ok = "0 200 0\n"
+    ok = "1 200 0\n"
     if behaviour == "instant":
         sys.stdout.write(ok * n + "end\n")
     elif behaviour == "garbage":
@@ -37,6 +38,12 @@ for line in sys.stdin:
         sys.stdout.write(ok * 2)
         sys.stdout.flush()
         time.sleep(600)
+    elif behaviour == "zero":  # no request takes 0 ns
+        sys.stdout.write("0 200 0\n" * n + "end\n")
+    elif behaviour == "ten-seconds":  # 10 s per request, answered at once
+        sys.stdout.write(ok * 2 + "10000000000 200 0\n" * (n - 2) + "end\n")
+    elif behaviour == "ages":  # 584 years: the largest count of nanoseconds the protocol reads
+        sys.stdout.write("18446744073709551615 200 0\n" * n + "end\n")
     elif behaviour == "late-version":
         sys.stdout.write(ok + "version too late\n")
     else:

@@ -154,10 +154,23 @@ fn misbehaving_adapters_are_stopped_with_a_reason_and_the_other_cases_run() {
     for (behaviour, got, says) in [
         ("garbage", 5, "command client bad printed 'oops, not a line' (line 6 of a batch of 10): 'oops,' is not"),
         ("fewer", 9, "printed 'end' (line 10 of a batch of 10): end after 9 of 10 request lines"),
-        ("more", 10, "printed '0 200 0' (line 11 of a batch of 10): more request lines than the 10 asked"),
+        ("more", 10, "printed '1 200 0' (line 11 of a batch of 10): more request lines than the 10 asked"),
         ("crash", 3, "command client bad exited (exit status: 139) after 3 of 10 requests: segfault (pretend)"),
         ("hang", 2, "command client bad gave no line for 3 s (--timeout 1 s + 2 s) after 2 of 10 requests"),
         ("exit-at-start", 0, "command client bad exited (exit status: 4) at start: cannot start: no such library"),
+        // Timings that do not fit the wall time httpbench measured around the batch (issue 36).
+        ("zero", 0, "command client bad printed '0 200 0' (line 1 of a batch of 10): a request of 0 ns"),
+        (
+            "ten-seconds",
+            2,
+            "printed '10000000000 200 0' (line 3 of a batch of 10): its 3 requests so far claim 10.000 s in all, \
+             but httpbench asked for this batch ",
+        ),
+        (
+            "ages",
+            0,
+            "printed '18446744073709551615 200 0' (line 1 of a batch of 10): this request claims 18446744073.710 s",
+        ),
         (
             "late-version",
             1,
@@ -305,13 +318,36 @@ fn a_helper_in_a_session_of_its_own_is_ended_with_its_adapter() {
     let args = ["--clients", "lingers", "--mode", "reuse", "-n", "10", "--warmup", "0", "--no-progress"];
     let (code, _, err) = run_json(&[&args[..], &["--client-cmd", &cmd]].concat());
     assert_eq!(code, 0, "{err}");
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    assert_ended(&pidfile);
+}
+
+/// A helper that forked twice (a subshell that starts it and exits) and left for a session of its own is no
+/// descendant of its adapter by the first time httpbench looks: init has it. It still carries the token
+/// httpbench put in its adapter's environment, and is ended with the adapter (issue 36).
+#[test]
+fn a_detached_grandchild_that_forked_twice_is_ended_with_its_adapter() {
+    let dir = crate::helpers::scratch("double-fork-helper");
+    let pidfile = dir.join("helper.pid");
+    let cmd = format!(
+        "detached=(setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {}); exec python3 {} instant",
+        pidfile.display(),
+        scripted_path()
+    );
+    let args = ["--clients", "detached", "--mode", "reuse", "-n", "10", "--warmup", "0", "--no-progress"];
+    let (code, _, err) = run_json(&[&args[..], &["--client-cmd", &cmd]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_ended(&pidfile);
+}
+
+/// The process whose pid is in `pidfile` is gone (or a zombie) within 5 s of httpbench's exit: it was
+/// killed before httpbench exited, and init may take a moment to reap it. Killed here if it is not.
+fn assert_ended(pidfile: &std::path::Path) {
+    let pid: i32 = std::fs::read_to_string(pidfile).unwrap().trim().parse().unwrap();
     let alive = || {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         let state = stat.rfind(')').and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
         matches!(state.as_deref(), Some(s) if s != "Z")
     };
-    // It was killed before httpbench exited; init may take a moment to reap it.
     let until = Instant::now() + Duration::from_secs(5);
     while alive() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));

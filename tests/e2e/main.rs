@@ -7,6 +7,7 @@ mod browser_run;
 mod command;
 mod compare;
 mod concurrency;
+mod exports;
 mod faults;
 mod firefox;
 mod firefox_page;

@@ -150,12 +150,21 @@ pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("cannot listen on {addr}: is the port in use? Try --port 0 for a free one"))?;
         let local = listener.local_addr()?;
-        // The CA file lives as long as the server.
-        let ca_dir = tempfile::Builder::new().prefix("httpbench-tls-").tempdir()?;
-        let tls = match (&options.own_cert, options.tls) {
+        // The CA file lives as long as the server. Its folder is made only for a generated CA: a read-only or
+        // full TMPDIR must not stop a server that needs none.
+        let ca_dir = match (&options.own_cert, options.tls) {
+            (None, true) => Some(
+                tempfile::Builder::new()
+                    .prefix("httpbench-tls-")
+                    .tempdir()
+                    .context("cannot create a folder for the generated CA in TMPDIR")?,
+            ),
+            _ => None,
+        };
+        let tls = match (&options.own_cert, &ca_dir) {
             (Some(own), _) => Some(own.tls(&options.http_versions)?),
-            (None, true) => Some(tls::generated(ca_dir.path(), &options.http_versions)?),
-            (None, false) => None,
+            (None, Some(dir)) => Some(tls::generated(dir.path(), &options.http_versions)?),
+            (None, None) => None,
         };
         let scheme = if tls.is_some() { "https" } else { "http" };
         let base = format!("{scheme}://{}/", display_addr(local));

@@ -1,14 +1,16 @@
 //! Command clients: a client in another process (any language) that speaks httpbench's line protocol,
 //! documented in the README under "Command clients". httpbench starts it once per case, hands it batches of
 //! `n` requests on stdin, and reads one line per request and `end` on stdout: the adapter times each request
-//! with its own clock; the runner times each batch and reads the adapter's CPU time from `/proc`. Every wait
-//! on the adapter is bounded, and an adapter that breaks the protocol is stopped with a one-line reason
-//! naming it and the bad line; its case keeps what it measured and the other cases go on.
+//! with its own clock, checked against the time httpbench measures around the batch (witness.rs); the runner
+//! times each batch and reads the adapter's CPU time from `/proc`. Every wait on the adapter is bounded, and
+//! an adapter that breaks the protocol is stopped with a one-line reason naming it and the bad line; its case
+//! keeps what it measured and the other cases go on.
 
 pub mod builtin;
 mod lines;
 mod pipe;
 mod process;
+mod witness;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -21,6 +23,7 @@ use self::builtin::Builtin;
 use self::lines::Line;
 use self::pipe::Next;
 use self::process::Adapter;
+use self::witness::Witness;
 use super::{BatchError, Batched, Driver, DriverConfig};
 use crate::progress::Printer;
 
@@ -151,7 +154,9 @@ impl CommandDriver {
         record: &mut dyn FnMut(&Outcome, Duration, Option<&str>),
     ) -> Result<(), Broke> {
         let name = self.spec.name.clone();
-        let mut last_line = Instant::now();
+        let asked = Instant::now();
+        let mut last_line = asked;
+        let mut witness = Witness::new();
         let broke = |reason: String, last_line: Instant| Broke { reason, last_line };
         let Some(adapter) = self.adapter.as_mut() else {
             return Err(broke(format!("command client {name} is not running"), last_line));
@@ -182,6 +187,8 @@ impl CommandDriver {
             match lines::parse(line).map_err(bad)? {
                 Line::Request { .. } if got == n => return Err(bad(format!("more request lines than the {n} asked"))),
                 Line::Request { latency, outcome, reason } => {
+                    // Checked before it is recorded: a claim that does not fit the batch's wall is no figure.
+                    witness.check(latency, last_line - asked).map_err(bad)?;
                     record(&outcome, latency, reason);
                     got += 1;
                     self.answered += 1;

@@ -1,12 +1,14 @@
 //! The adapter's process: started with its pipes, its stderr shown as its messages (the first
 //! [`STDERR_SHOWN`] lines, then how much more was cut; the last lines kept for the reason of a failure), its
 //! CPU time read from `/proc`, and ended politely (stdin closed, as the protocol says, then a bounded wait) or,
-//! when it does not go, killed with every process it started: its process group, and every descendant seen
-//! while it ran, which includes helpers that left the group for a session of their own.
+//! when it does not go, killed with every process it started: its process group, every descendant seen
+//! while it ran (helpers that left the group for a session of their own), and every process that carries its
+//! token in its environment ([`TOKEN_VAR`]): a helper that forked twice is no descendant any more.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{ChildStdin, Command, ExitStatus};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -27,6 +29,16 @@ pub const STDERR_SHOWN: usize = 20;
 /// How long an adapter may take to exit once its stdin is closed.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
+/// The environment variable that marks an adapter's processes: `<httpbench's pid>-<adapter number>`, unique
+/// on the machine while httpbench runs. Every process the adapter starts inherits it, so what it left behind
+/// is found wherever the kernel re-parented it (a double fork, `setsid`), and ended with it.
+pub const TOKEN_VAR: &str = "HTTPBENCH_ADAPTER";
+/// Adapters started so far by this process: the second half of each token.
+static STARTED: AtomicU64 = AtomicU64::new(0);
+/// How many times the processes carrying a token are looked for: a helper that forks as it is killed leaves
+/// a child to find in the next pass.
+const SWEEPS: usize = 3;
+
 /// The last lines an adapter wrote on stderr, and whether its stderr has closed.
 #[derive(Default)]
 struct Said {
@@ -44,6 +56,8 @@ pub struct Adapter {
     said: Arc<Mutex<Said>>,
     /// Every process seen below the adapter (pid, start time), noted at each CPU reading: ended with it.
     seen: Mutex<Vec<(u32, u64)>>,
+    /// `TOKEN_VAR=token`, as it reads in the environment of each of its processes.
+    token: String,
 }
 
 impl Adapter {
@@ -51,6 +65,8 @@ impl Adapter {
     /// printed as `httpbench: LABEL says: ...`.
     pub fn spawn(cmd: &mut Command, label: &str, printer: &Printer) -> std::io::Result<Adapter> {
         crate::process::die_with_parent(cmd);
+        let token = format!("{}-{}", std::process::id(), STARTED.fetch_add(1, Ordering::Relaxed));
+        cmd.env(TOKEN_VAR, &token);
         let mut child = KillOnDrop::spawn(cmd)?;
         let missing = || std::io::Error::other("the adapter's pipes were not set up");
         let stdin = child.stdin.take();
@@ -59,7 +75,8 @@ impl Adapter {
         if let Some(err) = child.stderr.take() {
             forward_stderr(err, format!("httpbench: {label} says: "), said.clone(), printer.clone());
         }
-        Ok(Adapter { stdin, out, child, said, seen: Mutex::new(Vec::new()) })
+        let token = format!("{TOKEN_VAR}={token}");
+        Ok(Adapter { stdin, out, child, said, seen: Mutex::new(Vec::new()), token })
     }
 
     /// CPU time of the adapter and every process below it, while it runs (a zombie still tells its own);
@@ -114,7 +131,8 @@ impl Adapter {
 
 impl Drop for Adapter {
     /// Close stdin, which tells the adapter to exit; kill its group if it has not within [`EXIT_WAIT`] (the
-    /// group too when it has: a helper it started may live on), and every process seen below it.
+    /// group too when it has: a helper it started may live on), every process seen below it, and every
+    /// process that carries its token.
     fn drop(&mut self) {
         // Before the wait: once the adapter is reaped, what it started is re-parented and out of its tree.
         self.note(crate::cpu::tree_usage(self.child.id()).map(|(_, below)| below).unwrap_or_default());
@@ -122,6 +140,13 @@ impl Drop for Adapter {
         let _ = self.exit_status(EXIT_WAIT);
         self.kill_group();
         crate::cpu::end_all(&self.seen.lock().map(|s| s.clone()).unwrap_or_default());
+        for _ in 0..SWEEPS {
+            let left = crate::cpu::carrying(&self.token);
+            if left.is_empty() {
+                break;
+            }
+            crate::cpu::end_all(&left);
+        }
         // Its stderr has closed with it (or soon): let the last of it, and what was cut, be shown.
         let _ = self.last_said(EXIT_WAIT);
     }
