@@ -94,9 +94,23 @@ fn load_into(loaded: &mut Vec<(String, Report)>, files: &[std::path::PathBuf]) -
         let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
         let tag =
             (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
-        loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
+        for report in reports {
+            match loaded.iter().find(|(_, seen)| *seen == report) {
+                Some((first, _)) => eprintln!("httpbench: warning: {}", repeated(&given, first)),
+                None => loaded.push((tag.clone(), report)),
+            }
+        }
     }
     Ok(())
+}
+
+/// The warning for a report given twice (the same file twice, a copy, or a link to it), by content: no two runs
+/// measure the same figures, and counted twice its rounds would weigh twice in a pooled run and narrow the
+/// interval the gate judges by.
+fn repeated(given: &str, first: &str) -> String {
+    let shown: String = given.chars().take(60).collect();
+    let shown = httpbench_shared::render::escape_controls(&shown);
+    format!("{shown}: the same report as {first} (given twice): counted once")
 }
 
 /// The name of one side's pooled run: its file's tag, or the first one's and how many more.
