@@ -236,6 +236,9 @@ fn a_change_whose_every_request_fails_fails_the_gate_naming_the_kinds() {
     assert!(!err.contains("gate passed"), "{err}");
     let raw = out.lines().find(|l| l.trim_start().starts_with("raw ") && l.contains(" → ")).expect("raw's change line");
     assert!(raw.ends_with(&format!("failed ({why})")), "{raw}");
+    // No statistic of the report is infinite or NaN: the dead cases have no rate to chart.
+    assert!(!out.contains("Inf") && !out.contains("NaN"), "{out}");
+    assert!(out.contains("(not in the chart, no ok request to rate: dead/curl, dead/raw)"), "{out}");
     let (code, json, _) = run(&[&["compare", s(&base), s(&dead), "--format", "json"][..], &gate].concat());
     assert_eq!(code, 3);
     let v: Value = serde_json::from_str(&json).unwrap();
