@@ -81,7 +81,10 @@ fn gate_json(cmp: &httpbench_shared::change::Comparison, sources: &[Source<'_>])
 fn load_into(loaded: &mut Vec<(String, Report)>, files: &[std::path::PathBuf]) -> anyhow::Result<()> {
     for path in files {
         let given = path.to_string_lossy();
-        let (tag, reports) = if share::is_link(&given) && !path.exists() {
+        let link = share::is_link(&given) && !path.exists();
+        // A link is named by its start, as its errors are; a file by its path.
+        let shown = if link { format!("{}...", given.chars().take(60).collect::<String>()) } else { given.to_string() };
+        let (tag, reports) = if link {
             let mut links: Vec<&str> =
                 loaded.iter().map(|(t, _)| t.as_str()).filter(|t| t.starts_with("link")).collect();
             links.dedup();
@@ -94,9 +97,22 @@ fn load_into(loaded: &mut Vec<(String, Report)>, files: &[std::path::PathBuf]) -
         let taken = |t: &str| loaded.iter().any(|(seen, _)| seen == t);
         let tag =
             (1..).map(|n| if n == 1 { tag.clone() } else { format!("{tag}#{n}") }).find(|t| !taken(t)).unwrap_or(tag);
-        loaded.extend(reports.into_iter().map(|r| (tag.clone(), r)));
+        for report in reports {
+            match loaded.iter().find(|(_, seen)| *seen == report) {
+                Some((first, _)) => eprintln!("httpbench: warning: {}", repeated(&shown, first)),
+                None => loaded.push((tag.clone(), report)),
+            }
+        }
     }
     Ok(())
+}
+
+/// The warning for a report given twice (the same file twice, a copy, or a link to it), by content: no two runs
+/// measure the same figures, and counted twice its rounds would weigh twice in a pooled run and narrow the
+/// interval the gate judges by.
+fn repeated(shown: &str, first: &str) -> String {
+    let shown = httpbench_shared::render::escape_controls(shown);
+    format!("{shown}: the same report as {first} (given twice): counted once")
 }
 
 /// The name of one side's pooled run: its file's tag, or the first one's and how many more.

@@ -33,6 +33,7 @@ pub fn report(kind: EnvironmentKind) -> Report {
             http_versions: vec![crate::model::HttpVersion::Http11],
             skipped: Vec::new(),
         },
+        partial: false,
         cases: Vec::new(),
     }
 }

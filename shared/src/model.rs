@@ -45,8 +45,18 @@ pub struct Report {
     pub target: Target,
     /// The run settings shared by every case.
     pub settings: Settings,
+    /// True when the run was stopped before its plan was done (Ctrl-C, SIGTERM, the page's Stop): its cases hold
+    /// what was measured until then, and the cases it had not reached are missing. Absent for a run that ran to
+    /// its end, and in files written before it existed (an older reader refuses a partial file rather than
+    /// misread it as whole).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial: bool,
     /// The measured cases, in the order they were run.
     pub cases: Vec<Case>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The program that produced a report.

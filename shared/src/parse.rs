@@ -10,6 +10,10 @@ use thiserror::Error;
 use crate::model::{Case, Report, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
 use crate::protocol::check_name;
 
+mod range;
+use range::out_of_range;
+pub use range::{MAX_SECS, MIN_SECS};
+
 /// Why a result file was refused.
 #[derive(Debug, Error, PartialEq)]
 pub enum ReportError {
@@ -182,17 +186,14 @@ fn check(report: &Report) -> Result<(), ReportError> {
     }
     for (i, c) in report.cases.iter().enumerate() {
         let at = |field: &str| format!("cases[{i}] ({} {}): {field}", c.client, c.mode);
-        let times = [
-            ("wall_secs", Some(c.wall_secs)),
-            ("cpu_user_secs", c.cpu_user_secs),
-            ("cpu_sys_secs", c.cpu_sys_secs),
-            ("rate_wall", Some(c.rate_wall)),
-            ("rate_cpu", c.rate_cpu),
-        ];
-        for (field, v) in times {
+        let rates = [("rate_wall", Some(c.rate_wall)), ("rate_cpu", c.rate_cpu)];
+        for (field, v) in rates {
             if let Some(v) = v.filter(|v| !v.is_finite() || *v < 0.0) {
                 return Err(ReportError::Absurd(format!("{} is {v}, expected a finite number ≥ 0", at(field))));
             }
+        }
+        if let Some(why) = out_of_range(c) {
+            return Err(ReportError::Absurd(at(&why)));
         }
         if c.ok > c.iterations {
             return Err(ReportError::Absurd(format!(

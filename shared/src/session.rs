@@ -413,6 +413,8 @@ impl Session {
             environment: header.environment,
             target: header.target,
             settings,
+            // The one home of "stopped" for both front ends: a stopped run's file says it is partial.
+            partial: stopped,
             cases,
         };
         Finished { report, histograms, stopped }

@@ -104,3 +104,62 @@ fn a_version_1_file_compares_with_a_current_run() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("v1-report/raw/fresh/h1") && out.contains("tls/curl/reuse/h2"), "{out}");
 }
+
+/// Issue 36: the same file given N times pooled its rounds N times (60 copies turned `inconclusive` into
+/// `slower`). A report given twice, by path or by content (a copy), counts once and a warning says so.
+#[test]
+fn a_report_given_twice_counts_once_and_says_so() {
+    let dir = scratch("compare-twice");
+    let (a, b, copy) = (dir.join("a.json"), dir.join("b.json"), dir.join("copy-of-b.json"));
+    for f in [&a, &b] {
+        export_run(f, &["-n", "50", "--rounds", "3", "--warmup", "0", "--clients", "raw", "--mode", "reuse"]);
+    }
+    std::fs::copy(&b, &copy).unwrap();
+    let p = |f: &std::path::Path| f.to_str().unwrap().to_string();
+    let (code, json, err) = run(&[
+        "compare",
+        &p(&a),
+        "--against",
+        &p(&b),
+        &p(&b),
+        &p(&copy),
+        "--fail-if-slower",
+        "50%",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for given in [p(&b), p(&copy)] {
+        assert!(err.contains(&format!("warning: {given}: the same report as b (given twice): counted once")), "{err}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["reports"].as_array().unwrap().len(), 2, "each report once");
+    assert_eq!(v["gate"]["after"], "b", "the change side is b alone");
+    let (code, out, err) = run(&["compare", &p(&a), &p(&a), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains("the same report as a (given twice)") && err.contains("these files hold one run"), "{err}");
+}
+
+/// Issue 36: `compare live.json dead.json` (a run against the embedded server, one against a URL, placed
+/// alike) warned `different CPU placements (live: split, dead: split)`. A server that could not be placed is
+/// not a placement difference; a pin that differs is named with each run's.
+#[test]
+fn the_placement_warning_names_what_differs_or_says_nothing() {
+    let dir = scratch("compare-placement");
+    let (live, dead, other) = (dir.join("live.json"), dir.join("dead.json"), dir.join("other.json"));
+    let server = crate::helpers::TestServer::fixed(b"placed");
+    export_run(&live, &[&SMALL_RAW[..], &["--pin", "same"]].concat());
+    export_run(&dead, &[&["run", server.url.as_str()][..], &SMALL_RAW, &["--pin", "same"]].concat());
+    export_run(&other, &[&SMALL_RAW[..], &["--pin", "none"]].concat());
+    let p = |f: &std::path::Path| f.to_str().unwrap().to_string();
+    let (code, out, err) = run(&["compare", &p(&live), &p(&dead)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[dead] placement: pin same") && out.contains("server not pinnable (external URL)"), "{out}");
+    assert!(!out.contains("different CPU placements"), "{out}");
+    let (code, out, err) = run(&["compare", &p(&live), &p(&other)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("warning: these reports ran under different CPU placements (pin: live same, other none"),
+        "{out}"
+    );
+}

@@ -1,12 +1,14 @@
 //! `httpbench compare --fail-if-slower`: the regression gate end to end, on real runs against the embedded
 //! server: a server delay really slows every case (exit 3, the cases named, in text, Markdown and JSON); two
 //! runs of one plan pass; environments that differ warn (or, with `--strict`, refuse); the trend of three runs.
+//! And what a gate must not pass (issue 36): a change whose every request fails, a gate that judged nothing,
+//! figures that overflow, a run stopped before its end.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::helpers::{export_run, run, scratch};
+use crate::helpers::{export_run, run, scratch, wait_until, TestServer};
 
 const PLAN: [&str; 10] = ["-n", "300", "--rounds", "5", "--warmup", "20", "--clients", "curl,raw", "--mode", "reuse"];
 
@@ -203,4 +205,139 @@ fn files_of_each_side_pool_into_one_run_with_against() {
     );
     assert_eq!(v["gate"]["changes"].as_array().unwrap().len(), 1, "one case: the four files' raw, pooled per side");
     assert_eq!(v["reports"].as_array().unwrap().len(), 4);
+}
+
+/// Issue 36: a change whose every request failed (its server gone) passed as `4 unjudged`, even with
+/// `--fail-if-inconclusive --strict`. The same URL both times: the base while a server answers there, the
+/// change once it is gone.
+#[test]
+fn a_change_whose_every_request_fails_fails_the_gate_naming_the_kinds() {
+    let dir = scratch("gate-dead");
+    let (base, dead) = (dir.join("base.json"), dir.join("dead.json"));
+    let plan = ["-n", "100", "--rounds", "3", "--warmup", "0", "--clients", "curl,raw", "--mode", "reuse"];
+    let server = TestServer::fixed(b"alive");
+    let url = server.url.clone();
+    export_run(&base, &[&["run", url.as_str()][..], &plan].concat());
+    drop(server);
+    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let gone = || std::net::TcpStream::connect(&addr).is_err();
+    wait_until("the server gone", std::time::Duration::from_secs(10), gone, String::new);
+    let export = ["--format", "csv", "--export-json", s(&dead)];
+    let (code, _, err) = run(&[&["run", url.as_str()][..], &plan, &export].concat());
+    assert_eq!(code, 1, "failed requests exit 1, and the file is written: {err}");
+    let gate = ["--fail-if-slower", "5%", "--fail-if-inconclusive", "--strict"];
+    let (code, out, err) = run(&[&["compare", s(&base), s(&dead)][..], &gate].concat());
+    assert_eq!(code, 3, "{out}\n{err}");
+    let why = "no ok request: connect 100 of 100";
+    assert!(
+        err.contains(&format!("gate failed: 2 case(s) of dead fail where base did not: curl ({why}), raw ({why})")),
+        "{err}"
+    );
+    assert!(!err.contains("gate passed"), "{err}");
+    let raw = out.lines().find(|l| l.trim_start().starts_with("raw ") && l.contains(" → ")).expect("raw's change line");
+    assert!(raw.ends_with(&format!("failed ({why})")), "{raw}");
+    // No statistic of the report is infinite or NaN: the dead cases have no rate to chart.
+    assert!(!out.contains("Inf") && !out.contains("NaN"), "{out}");
+    assert!(out.contains("(not in the chart, no ok request to rate: dead/curl, dead/raw)"), "{out}");
+    let (code, json, _) = run(&[&["compare", s(&base), s(&dead), "--format", "json"][..], &gate].concat());
+    assert_eq!(code, 3);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["gate"]["changes"][0]["verdict"], "failed", "{json}");
+}
+
+/// Issue 36: `--metric p99` on files without percentiles per round (written before version 4) passed having
+/// judged nothing. The same files by rate are judged.
+#[test]
+fn a_gate_that_judges_nothing_does_not_pass() {
+    let dir = scratch("gate-nothing");
+    let v3 = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tests/data/v3-report.json");
+    let mut rerun: Value = serde_json::from_str(&std::fs::read_to_string(&v3).unwrap()).unwrap();
+    rerun["tool"]["version"] = "0.0.1-rerun".into();
+    let again = dir.join("again.json");
+    std::fs::write(&again, rerun.to_string()).unwrap();
+    let (code, out, err) = run(&["compare", s(&v3), s(&again), "--metric", "p99", "--fail-if-slower", "5%"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "v3-report and again: judged nothing by p99 latency (--metric p99): no round of the base has its \
+                      p99 latency: no latency recorded per round (no ok request, or a file before version 4); choose \
+                      another --metric"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let (code, _, err) = run(&["compare", s(&v3), s(&again), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("gate passed") && !err.contains("unjudged"), "{err}");
+}
+
+/// Issue 36: rounds of 1e300 s made every variance NaN and every case inconclusive. A file whose figures agree
+/// with each other but overflow is refused when read, naming the file and the field.
+#[test]
+fn figures_that_overflow_are_refused_when_the_file_is_read() {
+    let dir = scratch("gate-overflow");
+    let good = dir.join("good.json");
+    let text =
+        export_run(&good, &["-n", "20", "--rounds", "2", "--warmup", "0", "--clients", "raw", "--mode", "reuse"]);
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let c = &mut v["cases"][0];
+    c["rounds"].as_array_mut().unwrap().iter_mut().for_each(|r| r["wall_secs"] = 1e300.into());
+    c["wall_secs"] = 2e300.into();
+    c["rate_wall"] = (c["ok"].as_f64().unwrap() / 2e300).into();
+    c["rate_wall_spread"] = Value::Null;
+    let huge = dir.join("huge.json");
+    std::fs::write(&huge, v.to_string()).unwrap();
+    let (code, out, err) = run(&["compare", s(&good), s(&huge), "--fail-if-slower", "5%"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "huge.json: impossible value: cases[0] (raw reuse): wall_secs is 2e300, expected 0 or a time from \
+                      1e-9 s to 1e9 s"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// Issue 36: an interrupted run's export says it is partial (here SIGTERM, as a CI job's timeout sends it), and
+/// the gate says so when it reads one; `--strict` refuses it.
+#[test]
+fn a_stopped_run_exports_a_partial_file_and_the_gate_says_so() {
+    use std::process::{Command, Stdio};
+    use std::sync::atomic::Ordering;
+    let dir = scratch("gate-partial");
+    let (base, stopped) = (dir.join("base.json"), dir.join("stopped.json"));
+    let server = TestServer::fixed(b"partial");
+    let plan = ["--warmup", "0", "--clients", "raw", "--mode", "reuse", "--rounds", "2"];
+    export_run(&base, &[&["run", server.url.as_str(), "-n", "200"][..], &plan].concat());
+    let child = Command::new(env!("CARGO_BIN_EXE_httpbench"))
+        .args(["run", server.url.as_str(), "-n", "10000000"])
+        .args(plan)
+        .args(["--format", "csv", "--export-json", s(&stopped)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop it once it is measuring, not after a guessed pause: the base made 200 requests.
+    let measuring = || server.answered.load(Ordering::Relaxed) >= 400;
+    wait_until("the run measuring", std::time::Duration::from_secs(60), measuring, String::new);
+    // SAFETY: sending SIGTERM to the child we started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&stopped).unwrap()).unwrap();
+    crate::schema::validate(&file);
+    assert_eq!(file["partial"], true);
+    let whole: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    assert!(whole.get("partial").is_none(), "a whole run's file has no partial field");
+    let (code, out, err) = run(&["compare", s(&base), s(&stopped), "--fail-if-slower", "50%"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let said = "stopped is partial: it was stopped before its plan was done, and its cases hold what it measured";
+    assert!(err.contains(&format!("httpbench: warning: {said}")), "{err}");
+    assert!(out.contains(&format!("  warning: {said}")) && out.contains("warning: [stopped] is partial"), "{out}");
+    let (code, out, err) = run(&["compare", s(&base), s(&stopped), "--fail-if-slower", "50%", "--strict"]);
+    assert_eq!(code, 2, "{out}\n{err}");
+    assert!(err.contains(said) && err.contains("(--strict): run it to its end"), "{err}");
 }

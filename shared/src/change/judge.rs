@@ -1,5 +1,6 @@
 //! The verdict on one case's change and the comparison of two runs: Welch's t over both runs' per-round costs
-//! ([`welch`]) gives the relative slowdown with a 95% interval, judged against the rule's threshold.
+//! ([`welch`]) gives the relative slowdown with a 95% interval, judged against the rule's threshold; a change
+//! that fails requests the base did not fail is failed whatever its speed (a dead server answers fast).
 
 use serde::Serialize;
 
@@ -12,6 +13,9 @@ use crate::model::{Case, Report};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// The change fails requests the base did not fail (a kind of failure the base never had), or has no ok
+    /// request at all: broken, whatever its figures say (see the change's reason for the kinds).
+    Failed,
     /// Slower by more than the threshold, even at the favourable end of the 95% interval.
     Slower,
     /// Faster by more than the threshold, even at the unfavourable end of the 95% interval.
@@ -20,7 +24,7 @@ pub enum Verdict {
     Unchanged,
     /// The interval reaches past the threshold without lying beyond it: more rounds or requests would tell.
     Inconclusive,
-    /// The figure is missing on one side (see the change's reason).
+    /// The figure is missing on one side, or in every round of one side (see the change's reason).
     Unjudged,
 }
 
@@ -28,6 +32,7 @@ impl Verdict {
     /// The word used in reports.
     pub fn as_str(self) -> &'static str {
         match self {
+            Verdict::Failed => "failed",
             Verdict::Slower => "slower",
             Verdict::Faster => "faster",
             Verdict::Unchanged => "unchanged",
@@ -78,6 +83,9 @@ pub struct Comparison {
     /// The load each run held at one value that differs between them (another server delay, say): the cases
     /// are matched without it, and the change is what the user changed.
     pub plan: Vec<String>,
+    /// The runs (by name) that hold a partial report: stopped before their plan was done (Ctrl-C, SIGTERM),
+    /// their cases hold what was measured until then.
+    pub partial: Vec<String>,
 }
 
 impl Comparison {
@@ -88,7 +96,14 @@ impl Comparison {
 
     /// One line: how many cases were judged what (`2 slower, 4 unchanged, 1 inconclusive`).
     pub fn tally(&self) -> String {
-        let all = [Verdict::Slower, Verdict::Faster, Verdict::Unchanged, Verdict::Inconclusive, Verdict::Unjudged];
+        let all = [
+            Verdict::Failed,
+            Verdict::Slower,
+            Verdict::Faster,
+            Verdict::Unchanged,
+            Verdict::Inconclusive,
+            Verdict::Unjudged,
+        ];
         let parts: Vec<String> = all
             .into_iter()
             .filter(|v| self.count(*v) > 0)
@@ -114,6 +129,11 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
         only_after: Vec::new(),
         differences: Vec::new(),
         plan: Vec::new(),
+        partial: [before, after]
+            .iter()
+            .filter(|r| r.reports.iter().any(|r| r.partial))
+            .map(|r| r.name.clone())
+            .collect(),
     };
     let sides = super::matching::sides(before, after);
     let prefixed = sides.len() > 1;
@@ -147,11 +167,45 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
     out
 }
 
-/// The change of one case from `b` to `a` under `rule`.
+/// The change of one case from `b` to `a` under `rule`: [`Verdict::Failed`] when `a` fails requests `b` did not
+/// ([`failures`]), else the metric's verdict.
 pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
+    let change = judge_metric(case, b, a, rule);
+    match failures(b, a) {
+        Some(reason) => Change { verdict: Verdict::Failed, reason: Some(reason), ..change },
+        None => change,
+    }
+}
+
+/// Why `a` is broken where `b` was not, naming the kinds of failure with their counts: no ok request, or
+/// failures of a kind `b` never had. A kind `b` also failed is left to the metric (its ok rate shows it).
+fn failures(b: &Case, a: &Case) -> Option<String> {
+    let kinds = |only_new: bool| -> Vec<String> {
+        a.errors
+            .iter()
+            .filter(|(k, n)| **n > 0 && (!only_new || b.errors.get(k).copied().unwrap_or(0) == 0))
+            .map(|(k, n)| format!("{k} {n} of {}", a.iterations))
+            .collect()
+    };
+    if a.ok == 0 {
+        let why = match (kinds(false), &a.aborted) {
+            (k, _) if !k.is_empty() => k.join(", "),
+            (_, Some(aborted)) => format!("stopped early: {aborted}"),
+            _ => "no request made".to_string(),
+        };
+        return Some(format!("no ok request: {why}"));
+    }
+    let new = kinds(true);
+    (!new.is_empty()).then(|| format!("fails requests the base did not: {}", new.join(", ")))
+}
+
+/// The change of one case's figure from `b` to `a` under `rule`, failures aside.
+fn judge_metric(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     let metric = rule.metric;
     let (before, after) = (metric.of_case(b), metric.of_case(a));
-    let per_round = |c: &Case| -> Vec<f64> { c.rounds.iter().filter_map(|r| metric.cost_of_round(r)).collect() };
+    let per_round = |c: &Case| -> Vec<f64> {
+        c.rounds.iter().filter_map(|r| metric.cost_of_round(r)).filter(|v| v.is_finite()).collect()
+    };
     let (xb, xa) = (per_round(b), per_round(a));
     let unjudged = |reason: String| Change {
         case: case.clone(),
@@ -166,6 +220,11 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     if vb <= 0.0 || va <= 0.0 {
         return unjudged(format!("a {} of 0 cannot be compared", metric.describe()));
     }
+    // No round with the figure (a file before version 4 has no percentiles per round): nothing to judge by,
+    // which more rounds would not change.
+    if let Some(side) = [(&xb, "the base"), (&xa, "the change")].into_iter().find(|(x, _)| x.is_empty()) {
+        return unjudged(format!("no round of {} has its {}: {}", side.1, metric.describe(), metric.missing()));
+    }
     if xb.len() < 2 || xa.len() < 2 {
         return Change {
             slowdown: Some(if metric.higher_is_faster() { vb / va - 1.0 } else { va / vb - 1.0 }),
@@ -175,6 +234,11 @@ pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
         };
     }
     let (s_low, mid, s_high) = welch(&xb, &xa);
+    // Files are checked for figures that overflow when read; this keeps any that slip through from giving a
+    // NaN verdict (every comparison with NaN is false: it would read as inconclusive).
+    if ![s_low, mid, s_high].iter().all(|v| v.is_finite()) {
+        return unjudged(format!("the {} per round is out of range: no interval", metric.describe()));
+    }
     // A cost cannot shrink by more than all of it, whatever the interval's arithmetic says.
     let s_low = s_low.max(-1.0);
     let t = rule.threshold;

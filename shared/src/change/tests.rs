@@ -161,3 +161,104 @@ fn pooled_runs_carry_the_drift_between_files_into_the_interval() {
     assert_eq!(cmp.changes[0].verdict, Verdict::Inconclusive, "{cmp:?}");
     assert!((cmp.changes[0].before.unwrap() - 1050.0).abs() < 1.0, "the pooled rate: all ok over all wall time");
 }
+
+/// A case of `n` requests a round over `rounds` rounds of 1 s, every one failed with `kind`.
+fn dead(n: u64, rounds: usize, kind: crate::model::ErrorKind) -> Case {
+    let mut recorder = Recorder::new();
+    for _ in 0..rounds {
+        for _ in 0..n {
+            recorder.record(&Outcome::failed(kind, None), Duration::from_micros(50));
+        }
+        recorder.end_round(Duration::from_secs(1), None);
+    }
+    recorder.finish("c", Mode::Reuse, None)
+}
+
+#[test]
+fn a_change_that_fails_requests_the_base_did_not_is_failed_naming_the_kinds() {
+    use crate::model::ErrorKind;
+    // Every request refused: fast, no figure to judge by any metric, and broken.
+    for metric in [Metric::Rate, Metric::P99] {
+        let c = judge("c".into(), &case(&BASE), &dead(100, 5, ErrorKind::Connect), Rule { metric, threshold: 0.05 });
+        assert_eq!(c.verdict, Verdict::Failed, "{metric}: {c:?}");
+        assert_eq!(c.reason.as_deref(), Some("no ok request: connect 500 of 500"));
+    }
+    // Ok requests, as fast as before, but a kind of failure the base never had.
+    let mut flaky = case(&BASE);
+    flaky.errors.insert(ErrorKind::Timeout, 3);
+    flaky.iterations += 3;
+    let c = judge("c".into(), &case(&BASE), &flaky, rate(0.05));
+    assert_eq!(c.verdict, Verdict::Failed, "{c:?}");
+    assert_eq!(
+        c.reason.as_deref(),
+        Some(format!("fails requests the base did not: timeout 3 of {}", flaky.iterations).as_str())
+    );
+    assert!(c.interval.is_some(), "the metric's figures are kept beside the verdict");
+    // A kind the base failed too is left to the metric; so is a base that fails what the change does not.
+    assert_eq!(judge("c".into(), &flaky, &flaky.clone(), rate(0.05)).verdict, Verdict::Unchanged);
+    assert_eq!(judge("c".into(), &flaky, &case(&BASE), rate(0.05)).verdict, Verdict::Unchanged);
+    let mut cmp = compare(&empty(), &empty(), rate(0.05));
+    cmp.changes.push(c);
+    assert_eq!(cmp.tally(), "1 failed");
+}
+
+fn empty() -> Run<'static> {
+    Run { name: "x".into(), reports: Vec::new(), started_unix_ms: None }
+}
+
+#[test]
+fn a_metric_missing_from_every_round_is_unjudged_not_inconclusive() {
+    // A file before version 4: latency for the case, none per round. More rounds would not help.
+    let old = |c: Case| Case {
+        rounds: c.rounds.iter().map(|r| crate::model::Round { latency_p99_ns: None, ..*r }).collect(),
+        ..c
+    };
+    let c = judge("c".into(), &old(case(&BASE)), &case(&BASE), Rule { metric: Metric::P99, threshold: 0.05 });
+    assert_eq!(c.verdict, Verdict::Unjudged, "{c:?}");
+    let reason = c.reason.unwrap();
+    assert!(
+        reason.starts_with("no round of the base has its p99 latency") && reason.contains("before version 4"),
+        "{reason}"
+    );
+    let c = judge("c".into(), &case(&BASE), &old(case(&BASE)), Rule { metric: Metric::P99, threshold: 0.05 });
+    assert!(c.reason.unwrap().starts_with("no round of the change"));
+}
+
+#[test]
+fn figures_that_overflow_never_give_a_nan_verdict() {
+    // Rounds of 1e300 s (a file refuses them; a case built in memory does not): their variance overflows.
+    let huge = |c: Case| Case {
+        rounds: c.rounds.iter().map(|r| crate::model::Round { wall_secs: r.wall_secs * 1e300, ..*r }).collect(),
+        wall_secs: c.wall_secs * 1e300,
+        rate_wall: c.rate_wall / 1e300,
+        ..c
+    };
+    let c = judge("c".into(), &huge(case(&BASE)), &huge(case(&[900, 1100, 1000, 950, 1050])), rate(0.05));
+    assert_eq!(c.verdict, Verdict::Unjudged, "{c:?}");
+    assert!(c.reason.unwrap().contains("out of range"));
+    assert!(c.slowdown.is_none() && c.interval.is_none());
+    // At the edge a file allows (1e9 s a round), every figure is finite.
+    let edge = |c: Case| Case {
+        rounds: c.rounds.iter().map(|r| crate::model::Round { wall_secs: 1e9, ..*r }).collect(),
+        wall_secs: 5e9,
+        rate_wall: c.ok as f64 / 5e9,
+        ..c
+    };
+    let c = judge("c".into(), &edge(case(&BASE)), &edge(case(&[900, 1100, 1000, 950, 1050])), rate(0.05));
+    let (lo, hi) = c.interval.unwrap();
+    assert!(lo.is_finite() && hi.is_finite() && c.slowdown.unwrap().is_finite(), "{c:?}");
+}
+
+#[test]
+fn a_partial_run_is_named_in_the_comparison() {
+    let before = report(vec![case(&BASE)], Some(1));
+    let mut after = report(vec![case(&BASE)], Some(2));
+    after.partial = true;
+    let sources = [Source::tagged(&before, Some("base")), Source::tagged(&after, Some("stopped"))];
+    let runs = runs(&sources);
+    assert_eq!(compare(&runs[0], &runs[1], rate(0.05)).partial, ["stopped"]);
+    after.partial = false;
+    let sources = [Source::tagged(&before, Some("base")), Source::tagged(&after, Some("whole"))];
+    let runs = super::runs(&sources);
+    assert!(compare(&runs[0], &runs[1], rate(0.05)).partial.is_empty());
+}

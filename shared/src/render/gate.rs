@@ -5,6 +5,10 @@
 use crate::change::{compare, runs, Change, Comparison, Metric, Rule, Run, Verdict};
 use crate::view::Source;
 
+/// What a partial run is, after its name: the gate's warning and the change section's say it alike.
+pub const PARTIAL: &str =
+    "is partial: it was stopped before its plan was done, and its cases hold what it measured until then";
+
 /// The comparisons of consecutive runs among `sources` (none with fewer than two runs).
 pub fn comparisons(sources: &[Source<'_>], rule: Rule) -> Vec<Comparison> {
     let runs = runs(sources);
@@ -79,6 +83,9 @@ pub fn comparison_text(cmp: &Comparison) -> String {
     for d in &cmp.differences {
         out.push_str(&format!("  warning: environments differ, {d}\n"));
     }
+    for run in &cmp.partial {
+        out.push_str(&format!("  warning: {run} {PARTIAL}\n"));
+    }
     out.push_str(&format!("  {}\n", cmp.tally()));
     out
 }
@@ -91,7 +98,7 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
     out.push_str("| case | before | after | slowdown [95% interval] | verdict |\n|:---|---:|---:|---:|:---|\n");
     for c in &cmp.changes {
         let verdict = match c.verdict {
-            Verdict::Slower => "**slower**".to_string(),
+            Verdict::Slower | Verdict::Failed => format!("**{}**", c.verdict.as_str()),
             v => v.as_str().to_string(),
         };
         let reason = c.reason.as_ref().map(|r| format!(" ({})", cell(r))).unwrap_or_default();
@@ -114,6 +121,9 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
     }
     for d in &cmp.differences {
         out.push_str(&format!("> warning: environments differ, {}\n\n", cell(d)));
+    }
+    for run in &cmp.partial {
+        out.push_str(&format!("> warning: {} {PARTIAL}\n\n", cell(run)));
     }
     out.push_str(&format!("{}\n", cmp.tally()));
     out
@@ -186,7 +196,8 @@ pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
             if points[i].is_none() {
                 points[i] = c.before.map(|v| (v, false));
             }
-            points[i + 1] = c.after.map(|v| (v, c.verdict == Verdict::Slower));
+            let flagged = matches!(c.verdict, Verdict::Slower | Verdict::Failed);
+            points[i + 1] = c.after.map(|v| (v, flagged));
         }
     }
     table

@@ -22,7 +22,7 @@ use crate::perl::RateBasis;
 use crate::view::Source;
 
 pub use escape::escape_controls;
-pub use gate::{comparison_markdown, comparison_text, comparisons};
+pub use gate::{comparison_markdown, comparison_text, comparisons, PARTIAL};
 pub use notes::notes;
 pub use table::{stats_header, stats_row};
 

@@ -1,4 +1,4 @@
-//! Notes and warnings under a report: a debug build, the per-case warnings of [`super::warnings`] (one line
+//! Notes and warnings under a report: a debug build, a partial run, the per-case warnings of [`super::warnings`] (one line
 //! per kind), clients that disagree on the body, placements, and how CPU time was measured. Each warning says
 //! why it matters and what to do.
 
@@ -17,6 +17,10 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
                 "warning: {} {} is a {} build: its figures are meaningless. Build with --release.",
                 s.report.tool.name, s.report.tool.version, s.report.tool.build_profile
             ));
+        }
+        if s.report.partial {
+            let name = s.tag.map(|t| format!("[{t}]")).unwrap_or_else(|| "this run".to_string());
+            out.push(format!("warning: {name} {}.", super::PARTIAL));
         }
     }
     out.extend(case_warnings(rows));
@@ -194,25 +198,39 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
     // A browser is placed as it runs for a user, not as a single-threaded client is: native and browser
     // placements differ by design, so only reports of one environment are held to the same placement.
     for kind in [EnvironmentKind::Native, EnvironmentKind::Browser] {
-        let group: Vec<(usize, &(&Source<'_>, &crate::model::Placement))> =
-            placed.iter().enumerate().filter(|(_, (s, _))| s.report.environment.kind == kind).collect();
-        let differs = group.windows(2).any(|w| {
-            let (a, b) = (w[0].1 .1, w[1].1 .1);
-            a.pin != b.pin || a.client_cpus != b.client_cpus || a.server_cpus != b.server_cpus
-        });
-        if differs {
-            let each: Vec<String> = group
-                .iter()
-                .map(|(i, (s, p))| {
-                    format!("{}: {}", s.tag.map(str::to_string).unwrap_or_else(|| format!("#{}", i + 1)), p.pin)
-                })
-                .collect();
+        let group: Vec<(String, &crate::model::Placement)> = placed
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, _))| s.report.environment.kind == kind)
+            .map(|(i, (s, p))| (s.tag.map(str::to_string).unwrap_or_else(|| format!("#{}", i + 1)), *p))
+            .collect();
+        let differs = placement_differences(&group);
+        if !differs.is_empty() {
             out.push(format!(
                 "warning: these reports ran under different CPU placements ({}): placement alone can change \
-                 loopback rates several-fold, so compare runs made with the same --pin.",
-                each.join(", ")
+                 loopback rates several-fold, so compare runs placed alike (the same --pin, on the same CPUs).",
+                differs.join("; ")
             ));
         }
     }
+    out
+}
+
+/// What differs between the placements of `group` (each with its report's name), each as `what: name value,
+/// ...`: the pin, the client's CPUs, the server's CPUs. A server that could not be placed (an external URL)
+/// differs in kind, not in placement: the server line of a comparison names that.
+fn placement_differences(group: &[(String, &crate::model::Placement)]) -> Vec<String> {
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let mut out = Vec::new();
+    let mut differ = |what: &str, values: Vec<(&str, String)>| {
+        if values.windows(2).any(|w| w[0].1 != w[1].1) {
+            let each: Vec<String> = values.iter().map(|(name, v)| format!("{name} {v}")).collect();
+            out.push(format!("{what}: {}", each.join(", ")));
+        }
+    };
+    differ("pin", group.iter().map(|(n, p)| (n.as_str(), p.pin.to_string())).collect());
+    differ("client CPUs", group.iter().map(|(n, p)| (n.as_str(), list(&p.client_cpus))).collect());
+    let servers = group.iter().filter_map(|(n, p)| Some((n.as_str(), list(p.server_cpus.as_deref()?))));
+    differ("server CPUs", servers.collect());
     out
 }

@@ -36,9 +36,15 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
         if !title.is_empty() {
             out.push_str(&format!("At {title}:\n"));
         }
-        let rates: Vec<(String, f64)> =
-            members.iter().map(|&i| (timings[i].name.clone(), timings[i].rate(options.basis))).collect();
+        // A case with no ok request has no rate to compare (Perl's own cmpthese dies dividing by it): it is left
+        // out of the chart, and said so, rather than shown as an Inf row and NaN% cells.
+        let all = members.iter().map(|&i| (timings[i].name.clone(), timings[i].rate(options.basis)));
+        let (rates, unrated): (Vec<_>, Vec<_>) = all.partition(|(_, rate)| rate.is_finite() && *rate > 0.0);
         out.push_str(&cmpthese(&rates));
+        if !unrated.is_empty() {
+            let names: Vec<&str> = unrated.iter().map(|(name, _)| name.as_str()).collect();
+            out.push_str(&format!("(not in the chart, no ok request to rate: {})\n", names.join(", ")));
+        }
         out.push('\n');
     }
     if let Some(summary) = summary(&rows) {

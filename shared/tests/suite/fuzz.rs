@@ -66,6 +66,7 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                 http_versions: vec![httpbench_shared::model::HttpVersion::Http11],
                 skipped: Vec::new(),
             },
+            partial: false,
             cases,
         }
     })

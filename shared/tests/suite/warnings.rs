@@ -258,7 +258,7 @@ fn placements_are_compared_within_an_environment_only() {
     let other = placed(EnvironmentKind::Browser, Pin::Split, vec![0]);
     let sources = [Source::new(&native), Source::new(&browser), Source::new(&other)];
     let text = notes(&sources, &rows(&sources)).join("\n");
-    assert!(text.contains("different CPU placements (#2: none, #3: split)"), "{text}");
+    assert!(text.contains("different CPU placements (pin: #2 none, #3 split; client CPUs: #2 0,1, #3 0)"), "{text}");
 }
 
 #[test]
