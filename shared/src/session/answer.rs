@@ -40,6 +40,9 @@ pub fn check_answer(report: &Report, asked: &Asked<'_>) -> Result<(), String> {
             return Err(format!("its user agent names {seen}, where the run started {engine}"));
         }
     }
+    if report.partial {
+        return Err("it is partial: the page stopped before its plan was done".into());
+    }
     check_settings(report, asked)?;
     check_cases(report, asked)
 }

@@ -38,7 +38,8 @@ type Forge = fn(&mut Report);
 
 #[test]
 fn a_report_that_differs_from_the_plan_is_refused_with_what_differs() {
-    let cases: [(&str, Forge); 10] = [
+    let cases: [(&str, Forge); 11] = [
+        ("it is partial", |r| r.partial = true),
         ("a count of 20 where the run asked 40", |r| r.settings.count = Some(20)),
         ("user agent names firefox, where the run started chromium", |r| {
             r.environment.user_agent =
