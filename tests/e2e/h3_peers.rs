@@ -1,8 +1,9 @@
 //! QUIC peers for the hostile HTTP/3 tests that HTTP/3 itself cannot be asked to be: a server that forgets
-//! every connection once its handshake is done (so that the client's next packet is answered by a stateless
-//! reset), a server that speaks no QUIC version a client does (version negotiation), and a raw client that
+//! every connection once its handshake is done (the client's next packets are answered by stateless
+//! resets), a server that speaks no QUIC version a client does (version negotiation), and a raw client that
 //! sends the embedded server a request header block written by hand.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,46 +18,50 @@ impl Drop for Stopper {
     }
 }
 
-/// A UDP socket on `addr` that shares its port (SO_REUSEPORT): a server's next generation is bound before
-/// the last one goes, so no packet of the client's finds the port closed.
-fn shared_port(addr: SocketAddr) -> std::net::UdpSocket {
-    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None).unwrap();
-    socket.set_reuse_port(true).unwrap();
-    socket.bind(&addr.into()).unwrap();
-    socket.into()
+/// The key every stateless reset token of a resetting server is made from: quinn's token for a connection ID
+/// is the first 16 bytes of its HMAC-SHA256 under the endpoint's reset key (RFC 9000 10.3.2).
+fn reset_key() -> ring::hmac::Key {
+    ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &[7; 32])
 }
 
-/// An HTTP/3 server on 127.0.0.1 that forgets each connection without a word once its handshake is done:
-/// the endpoint that made it stops (its runtime is dropped, so it sends nothing more), and the next one on the
-/// same port, with the same reset key, answers the client's next packet with a valid stateless reset (RFC 9000
-/// 10.3) and accepts the next connection, to forget it in turn. Its URL, the CA file, and its guard.
+/// An HTTP/3 server on 127.0.0.1 that forgets each connection once its handshake is done: a quinn server
+/// behind a UDP relay written here. Once a handshake is done, the relay stops passing the client's
+/// short-header packets on and answers each with the stateless reset (RFC 9000 10.3) a server that lost the
+/// connection's state would send: the token quinn gave the client for that connection ID, from the same key.
+/// The server keeps sending (what it sent is never acknowledged), so the client keeps answering, and a reset
+/// cannot be missed. A client's next Initial (a new connection) is passed on again. Its URL, the CA file,
+/// and its guard.
 pub(crate) fn resetting_server(dir: &std::path::Path) -> (String, String, Stopper) {
     let (config, ca) = crate::h3::quic_config(dir);
-    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &[7; 32]);
-    let mut endpoint_config = quinn::EndpointConfig::new(Arc::new(key));
+    let mut endpoint_config = quinn::EndpointConfig::new(Arc::new(reset_key()));
     endpoint_config.cid_generator(|| Box::new(RandomIds));
-    let first = shared_port("127.0.0.1:0".parse().unwrap());
-    let addr = first.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let stopped = stop.clone();
+    let server = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let server_addr = server.local_addr().unwrap();
+    let front = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    front.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+    let url = format!("https://{}/", front.local_addr().unwrap());
+    let (stop, forgetting) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let (stopped, forgets) = (stop.clone(), forgetting.clone());
     std::thread::spawn(move || {
-        let mut socket = first;
-        while !stopped.load(Ordering::Relaxed) {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            let generation = runtime.block_on(first_handshake(&endpoint_config, &config, socket, &stopped));
-            let Some(kept) = generation else { break };
-            socket = shared_port(addr);
-            // The connection's driver dies with the runtime: no CONNECTION_CLOSE, no more packets.
-            drop(runtime);
-            drop(kept);
-        }
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let runtime = quinn::default_runtime().unwrap();
+            let endpoint = quinn::Endpoint::new(endpoint_config, Some(config), server, runtime).unwrap();
+            while !stopped.load(Ordering::Relaxed) {
+                let Ok(Some(incoming)) = tokio::time::timeout(Duration::from_millis(50), endpoint.accept()).await
+                else {
+                    continue;
+                };
+                tokio::spawn(forget(incoming, forgets.clone()));
+            }
+        });
     });
-    (format!("https://{addr}/"), ca.display().to_string(), Stopper(stop))
+    let stopped = stop.clone();
+    std::thread::spawn(move || relay(front, server_addr, &forgetting, &stopped));
+    (url, ca.display().to_string(), Stopper(stop))
 }
 
-/// Connection IDs of 8 random bytes that every generation of a server takes for its own: quinn's default
-/// generator signs its IDs with a key of its own, and drops, without a stateless reset, a packet whose ID
-/// another generation signed.
+/// Connection IDs of 8 random bytes, said here so that the relay knows where a short header's ID ends.
 struct RandomIds;
 
 impl quinn::ConnectionIdGenerator for RandomIds {
@@ -75,57 +80,73 @@ impl quinn::ConnectionIdGenerator for RandomIds {
     }
 }
 
-/// What a generation of a resetting server leaves, dropped only once its runtime is gone (so that nothing is
-/// sent for it); nothing of it may outlive that, or its socket would stay open and keep some of the client's
-/// packets (SO_REUSEPORT shares them out) from the next generation.
-struct Forgotten {
-    _endpoint: quinn::Endpoint,
-    _conn: quinn::Connection,
-    _said: Option<quinn::SendStream>,
-}
-
-/// Serve on `socket` until a handshake is done: what is to be forgotten (`None` once `stop` is set).
-async fn first_handshake(
-    endpoint_config: &quinn::EndpointConfig,
-    config: &quinn::ServerConfig,
-    socket: std::net::UdpSocket,
-    stop: &AtomicBool,
-) -> Option<Forgotten> {
-    let runtime = quinn::default_runtime().unwrap();
-    let endpoint = quinn::Endpoint::new(endpoint_config.clone(), Some(config.clone()), socket, runtime).ok()?;
-    loop {
-        tokio::select! {
-            incoming = endpoint.accept() => {
-                if let Ok(conn) = incoming?.await {
-                    let said = last_words(&conn).await;
-                    return Some(Forgotten { _endpoint: endpoint, _conn: conn, _said: said });
-                }
-            }
-            () = tokio::time::sleep(Duration::from_millis(50)) => {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-            }
-        }
+/// One connection of a resetting server: its handshake, then the relay told to forget it, then something
+/// the client must acknowledge (a stream of a reserved type, 0x21, RFC 9114 6.2.3, which HTTP/3 clients
+/// ignore): the client may have had everything it sent acknowledged already, and this makes it answer.
+async fn forget(incoming: quinn::Incoming, forgetting: Arc<AtomicBool>) {
+    let Ok(conn) = incoming.await else { return };
+    forgetting.store(true, Ordering::Relaxed);
+    if let Ok(mut stream) = conn.open_uni().await {
+        let _ = stream.write_all(&[0x21]).await;
+        // Kept open with the connection (dropped, it would be finished).
+        conn.closed().await;
+        drop(stream);
     }
 }
 
-/// Before a server forgets `conn`: something the client must acknowledge, put on the wire. The client may
-/// have had everything it sent acknowledged already, and would then send nothing more for the next
-/// generation to answer with a reset; its acknowledgement of this is such a packet. It is a stream of a
-/// reserved type (0x21, RFC 9114 6.2.3), which HTTP/3 clients ignore.
-/// The stream is kept until the connection is forgotten (dropped sooner, it would be finished or reset).
-async fn last_words(conn: &quinn::Connection) -> Option<quinn::SendStream> {
-    let sent = conn.stats().frame_tx.stream;
-    let mut stream = conn.open_uni().await.ok()?;
-    stream.write_all(&[0x21]).await.ok()?;
-    for _ in 0..1000 {
-        if conn.stats().frame_tx.stream > sent {
-            break;
+/// The relay of a resetting server: `front` is the client's side, `server` quinn's address. Each client
+/// address gets a socket of its own towards the server (so the server's answers find their way back).
+fn relay(front: std::net::UdpSocket, server: SocketAddr, forgetting: &AtomicBool, stop: &Arc<AtomicBool>) {
+    let (front, key) = (Arc::new(front), reset_key());
+    let mut towards: HashMap<SocketAddr, std::net::UdpSocket> = HashMap::new();
+    let mut buf = vec![0u8; 65536];
+    while !stop.load(Ordering::Relaxed) {
+        let Ok((n, client)) = front.recv_from(&mut buf) else { continue };
+        let packet = &buf[..n];
+        let long = packet[0] & 0x80 != 0;
+        if long && packet[0] & 0x30 == 0 {
+            // An Initial: a new connection, to be made.
+            forgetting.store(false, Ordering::Relaxed);
         }
-        tokio::time::sleep(Duration::from_millis(1)).await;
+        if !long && forgetting.load(Ordering::Relaxed) {
+            if let Some(reset) = stateless_reset(&key, packet) {
+                let _ = front.send_to(&reset, client);
+            }
+            continue;
+        }
+        let up = towards.entry(client).or_insert_with(|| back_to(front.clone(), client, stop.clone()));
+        let _ = up.send_to(packet, server);
     }
-    Some(stream)
+}
+
+/// A socket towards the server for `client`, whose answers a thread sends on to `client` from `front`.
+fn back_to(front: Arc<std::net::UdpSocket>, client: SocketAddr, stop: Arc<AtomicBool>) -> std::net::UdpSocket {
+    let up = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    up.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+    let back = up.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 65536];
+        while !stop.load(Ordering::Relaxed) {
+            if let Ok((n, _)) = back.recv_from(&mut buf) {
+                let _ = front.send_to(&buf[..n], client);
+            }
+        }
+    });
+    up
+}
+
+/// The stateless reset answering the short-header packet `packet` (RFC 9000 10.3): shorter than it, at least
+/// 21 bytes, with the fixed bit, ending in the token of its destination connection ID (8 bytes, [`RandomIds`]).
+fn stateless_reset(key: &ring::hmac::Key, packet: &[u8]) -> Option<Vec<u8>> {
+    let id = packet.get(1..9)?;
+    let len = (packet.len() - 1).min(43);
+    if len < 21 {
+        return None;
+    }
+    let mut reset = vec![0x55; len - 16];
+    reset[0] = 0x40 | 0x15;
+    reset.extend_from_slice(&ring::hmac::sign(key, id).as_ref()[..16]);
+    Some(reset)
 }
 
 /// A "server" on 127.0.0.1 (UDP) that answers every QUIC Initial with a version negotiation offering only
