@@ -98,12 +98,12 @@ pub(crate) const H3_CLIENTS: &str = "raw,reqwest,reqwest-async";
 
 /// Run every HTTP/3 client against `url` with `ca`, 2 requests in reuse and fresh mode with a 1 s timeout;
 /// the result and how long it took.
-pub(crate) fn faulty(url: &str, ca: &str) -> (Value, Duration) {
+fn faulty(url: &str, ca: &str) -> (Value, Duration) {
     faulty_with(H3_CLIENTS, url, ca)
 }
 
 /// [`faulty`] with the client list `clients`.
-pub(crate) fn faulty_with(clients: &str, url: &str, ca: &str) -> (Value, Duration) {
+fn faulty_with(clients: &str, url: &str, ca: &str) -> (Value, Duration) {
     let t = Instant::now();
     let args = ["run", url, "--http", "3", "--cacert", ca, "--clients", clients, "-n", "2", "--warmup", "0"];
     let (code, v, err) = run_json(&[&args[..], &["--rounds", "1", "--timeout", "1", "--no-progress"]].concat());
@@ -271,7 +271,7 @@ fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
 }
 
 /// Why the python-aioquic tests are ignored by a plain `cargo test`.
-pub(crate) const NEEDS_AIOQUIC: &str =
+const NEEDS_AIOQUIC: &str =
     "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)";
 
 /// python-aioquic, a command client on a QUIC stack of its own (Python), measured like the floor: a full QUIC
