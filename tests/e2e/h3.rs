@@ -271,8 +271,7 @@ fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
 }
 
 /// Why the python-aioquic tests are ignored by a plain `cargo test`.
-const NEEDS_AIOQUIC: &str =
-    "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)";
+const NEEDS_AIOQUIC: &str = "needs python3 with aioquic (scripts/setup.sh installs it; scripts/test.sh runs it)";
 
 /// python-aioquic, a command client on a QUIC stack of its own (Python), measured like the floor: a full QUIC
 /// handshake per fresh request counted by the server, one connection in reuse mode, and left out over the
