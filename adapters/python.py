@@ -17,6 +17,9 @@ REUSE = os.environ.get("HTTPBENCH_MODE", "fresh") == "reuse"
 TIMEOUT = float(os.environ.get("HTTPBENCH_TIMEOUT", "10"))
 # Over https: the CA file to trust (verification stays on), when httpbench was given one.
 CACERT = os.environ.get("HTTPBENCH_CACERT")
+# The largest response header section read (each field's name and value plus 32 bytes, RFC 9114 4.2.2): the
+# in-process clients' bound, handed over by httpbench (aioquic keeps none of its own).
+MAX_FIELD_SECTION = int(os.environ.get("HTTPBENCH_MAX_FIELD_SECTION", "16384"))
 
 
 # No compression for any client (requests asks for gzip by default).
@@ -31,6 +34,11 @@ class Deadline(Exception):
 
 class TlsFailure(Exception):
     """A TLS handshake that failed: a certificate refused, or an alert from the peer."""
+
+
+class ProtocolFailure(Exception):
+    """Bytes that break QUIC or HTTP/3: a header section over the bound, a body past its Content-Length, no
+    QUIC version in common."""
 
 
 def on_alarm(_signum, _frame):
@@ -50,6 +58,8 @@ def kind_of(e):
         return "timeout"
     if isinstance(e, TlsFailure):
         return "tls"
+    if isinstance(e, ProtocolFailure):
+        return "protocol"
     # Before the others: a refused certificate is worded as a failed connection by some libraries.
     if "ssl" in text or "certificate" in text:
         return "tls"
@@ -129,13 +139,13 @@ def h3_protocol():
     from aioquic.asyncio.protocol import QuicConnectionProtocol
     from aioquic.h3.connection import H3Connection
     from aioquic.h3.events import DataReceived, HeadersReceived
-    from aioquic.quic.events import ConnectionTerminated, StreamReset
+    from aioquic.quic.events import ConnectionTerminated, StreamDataReceived, StreamReset
 
     class H3Protocol(QuicConnectionProtocol):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self.h3 = H3Connection(self._quic)
-            # stream id -> [future, status, body bytes, Content-Length]
+            # stream id -> [future, status, body bytes, Content-Length, bytes before the head]
             self.pending = {}
             # Why the connection ended, once it has (aioquic's own error for a failed handshake says nothing).
             self.ended = None
@@ -146,7 +156,7 @@ def h3_protocol():
             headers.append((b"accept-encoding", b"identity"))
             self.h3.send_headers(stream_id, headers, end_stream=True)
             done = self._loop.create_future()
-            self.pending[stream_id] = [done, 0, 0, None]
+            self.pending[stream_id] = [done, 0, 0, None, 0]
             self.transmit()
             return await done
 
@@ -156,27 +166,89 @@ def h3_protocol():
                 if not done.done():
                     done.set_exception(error)
 
+        def refuse(self, stream_id, why):
+            """Give up a request whose response breaks HTTP/3: its stream is stopped, and what the server
+            still sends on it is dropped rather than buffered."""
+            self._quic.stop_stream(stream_id, 0x10C)  # H3_REQUEST_CANCELLED
+            self.fail([stream_id], ProtocolFailure(why))
+
+        def datagram_received(self, data, addr):
+            # aioquic ignores a stateless reset (RFC 9000 10.3): a datagram whose last 16 bytes are a reset
+            # token the server gave. Without this check the request waited out its timeout.
+            if len(data) >= 21 and not data[0] & 0x80 and data[-16:] in self.reset_tokens():
+                return self.fail(list(self.pending), ConnectionResetError("the server sent a stateless reset"))
+            super().datagram_received(data, addr)
+
+        def reset_tokens(self):
+            cids = [self._quic._peer_cid, *self._quic._peer_cid_available]
+            return {c.stateless_reset_token for c in cids if c.stateless_reset_token}
+
         def quic_event_received(self, event):
             if isinstance(event, StreamReset) and event.stream_id in self.pending:
                 reset = ConnectionResetError(f"the server reset the request stream (error code {event.error_code})")
                 return self.fail([event.stream_id], reset)
             if isinstance(event, ConnectionTerminated):
-                why = f"the QUIC connection was closed (error code {event.error_code:#x}: {event.reason_phrase})"
-                # 0x100 to 0x1ff carry a TLS alert (RFC 9001 4.8).
-                self.ended = TlsFailure(why) if 0x100 <= event.error_code < 0x200 else ConnectionResetError(why)
+                return self.terminated(event)
+            if isinstance(event, StreamDataReceived):
+                if event.stream_id not in self.pending and event.stream_id % 4 == 0:
+                    return  # a refused request's stream: what still comes is dropped
+                self.h3_events(event)
+                request = self.pending.get(event.stream_id)
+                if request is not None and not request[1]:
+                    request[4] += len(event.data)
+                    if request[4] > MAX_FIELD_SECTION:
+                        self.refuse(event.stream_id, f"no response head within {request[4]} bytes, over the "
+                                                     f"header bound of {MAX_FIELD_SECTION}")
+                return
+            self.h3_events(event)
+
+        def terminated(self, event):
+            if self.ended is not None:
+                return  # closed by this side, and said so already (h3_events)
+            why = f"the QUIC connection was closed (error code {event.error_code:#x}: {event.reason_phrase})"
+            if event.reason_phrase == "Could not find a common protocol version":
+                # aioquic's words for a version negotiation that left no version to use.
+                self.ended = ProtocolFailure(why)
+            elif event.frame_type is not None and 0x100 <= event.error_code < 0x200:
+                # 0x100 to 0x1ff carry a TLS alert (RFC 9001 4.8) in a transport close only: HTTP/3's own
+                # codes share that range in an application close, which has no frame type.
+                self.ended = TlsFailure(why)
+            else:
+                self.ended = ConnectionResetError(why)
+            self.fail(list(self.pending), self.ended)
+
+        def h3_events(self, event):
+            open_before = self._quic._close_event is None
+            h3_events = self.h3.handle_event(event)
+            close = self._quic._close_event
+            if open_before and close is not None:
+                # aioquic's HTTP/3 layer closed the connection itself: the server broke HTTP/3 (a body that
+                # does not match its Content-Length, a frame where none may be).
+                why = f"the response broke HTTP/3 (error code {close.error_code:#x}: {close.reason_phrase})"
+                self.ended = ProtocolFailure(why)
                 return self.fail(list(self.pending), self.ended)
-            for h3_event in self.h3.handle_event(event):
+            for h3_event in h3_events:
                 request = self.pending.get(h3_event.stream_id)
                 if request is None:
                     continue
                 if isinstance(h3_event, HeadersReceived):
+                    size = sum(len(name) + len(value) + 32 for name, value in h3_event.headers)
+                    if size > MAX_FIELD_SECTION:
+                        self.refuse(h3_event.stream_id, f"a response header section of {size} bytes "
+                                                        f"({len(h3_event.headers)} fields), over the bound of "
+                                                        f"{MAX_FIELD_SECTION}")
+                        continue
                     head = dict(h3_event.headers)
                     request[1] = int(head[b":status"])
                     request[3] = int(head[b"content-length"]) if b"content-length" in head else None
                 elif isinstance(h3_event, DataReceived):
                     request[2] += len(h3_event.data)
+                    if request[3] is not None and request[2] > request[3]:
+                        self.refuse(h3_event.stream_id, f"the body ran past its Content-Length of {request[3]} "
+                                                        f"bytes (at least {request[2]}): a malformed response")
+                        continue
                 if h3_event.stream_ended:
-                    done, status, size, expected = self.pending.pop(h3_event.stream_id)
+                    done, status, size, expected, _ = self.pending.pop(h3_event.stream_id)
                     if expected is not None and expected != size:
                         done.set_exception(EOFError(f"incomplete body: {size} of {expected} bytes"))
                     elif not done.done():

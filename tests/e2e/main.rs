@@ -13,6 +13,8 @@ mod firefox;
 mod firefox_page;
 mod gate;
 mod h3;
+mod h3_hostile;
+mod h3_peers;
 mod helpers;
 mod hosted;
 mod hostile_files;

@@ -51,6 +51,10 @@ pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
         if e.downcast_ref::<rustls::Error>().is_some() {
             // A handshake refused either way (certificate, alert, no common protocol) is TLS whatever wraps it.
             return Some(ErrorKind::Tls);
+        } else if let Some(kind) = super::quic_errors::kind_of(e) {
+            // QUIC's and HTTP/3's errors say their kind by type (reqwest over HTTP/3 wraps them in words that
+            // do not: a stateless reset was `other`).
+            return Some(kind);
         } else if let Some(io) = e.downcast_ref::<io::Error>() {
             found = Some(io_kind(io));
         } else if let Some(kind) = message_kind(&e.to_string()) {
@@ -59,6 +63,24 @@ pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
         cur = e.source();
     }
     found
+}
+
+/// A whole body against the `Content-Length` its response said, for the clients whose library does not hold
+/// it to that (over HTTP/3: h3 and reqwest's HTTP/3 count no bytes). `None` when they agree or no length was
+/// said; a shorter body is `truncated`, a longer one `protocol`: a response whose body does not match its
+/// length is malformed (RFC 9114 4.1.2), not cut short. A client may stop reading once `got` passes it.
+pub fn body_against_length(declared: Option<u64>, got: u64) -> Option<(ErrorKind, String)> {
+    let declared = declared?;
+    match got.cmp(&declared) {
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Less => {
+            Some((ErrorKind::Truncated, format!("the body ended after {got} of its {declared} bytes (Content-Length)")))
+        }
+        std::cmp::Ordering::Greater => Some((
+            ErrorKind::Protocol,
+            format!("the body ran past its Content-Length of {declared} bytes (at least {got}): a malformed response"),
+        )),
+    }
 }
 
 /// Kinds recognisable only by the words of a message (hyper and resolvers do not expose them as types).
@@ -112,5 +134,19 @@ mod tests {
         let refused = rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType);
         let nested = io::Error::other(io::Error::new(io::ErrorKind::InvalidData, refused));
         assert_eq!(io_kind(&nested), ErrorKind::Tls);
+    }
+
+    #[test]
+    fn a_body_is_held_to_its_length_both_ways() {
+        assert_eq!(body_against_length(Some(10), 10), None);
+        assert_eq!(body_against_length(None, 10), None);
+        let (kind, why) = body_against_length(Some(10), 4).unwrap();
+        assert_eq!(
+            (kind, why.as_str()),
+            (ErrorKind::Truncated, "the body ended after 4 of its 10 bytes (Content-Length)")
+        );
+        let (kind, why) = body_against_length(Some(10), 20).unwrap();
+        assert_eq!(kind, ErrorKind::Protocol);
+        assert!(why.contains("past its Content-Length of 10 bytes") && !why.contains("Some("), "{why}");
     }
 }

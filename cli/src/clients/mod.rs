@@ -5,10 +5,12 @@
 
 mod classify;
 pub mod command;
+mod contained;
 pub mod curl;
 mod curl_multi;
 mod deadline;
 pub mod pool;
+mod quic_errors;
 mod raw;
 mod raw_h3;
 mod raw_pool;
@@ -242,15 +244,17 @@ impl ClientKind {
         })
     }
 
-    /// A driver making one request at a time, to be moved to a pool's thread.
+    /// A driver making one request at a time, to be moved to a pool's thread; a panic in its library is one
+    /// failed request ([`contained`]).
     fn one(self, config: &DriverConfig) -> anyhow::Result<Box<dyn Driver + Send>> {
-        Ok(match self {
+        let driver: Box<dyn Driver + Send> = match self {
             ClientKind::Curl | ClientKind::CurlMulti => Box::new(curl::CurlDriver::new(config)),
             ClientKind::Ureq => Box::new(ureq::UreqDriver::new(config)),
             ClientKind::Reqwest => Box::new(reqwest_blocking::ReqwestDriver::new(config)),
             ClientKind::ReqwestAsync => Box::new(reqwest_async::ReqwestAsyncDriver::new(config)?),
             ClientKind::Raw => Box::new(raw::RawDriver::new(config)),
-        })
+        };
+        Ok(Box::new(contained::Contained::new(driver)))
     }
 }
 

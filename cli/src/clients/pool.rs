@@ -101,7 +101,8 @@ pub fn run_tasks<F, Fut>(
             async move {
                 while !stop.load(Ordering::Relaxed) && tickets.take() {
                     let t0 = Instant::now();
-                    let Done { outcome, phases, reason } = request().await;
+                    // A panic in the client library is one failed request, not the end of the run.
+                    let Done { outcome, phases, reason } = super::contained::request(request()).await;
                     let sample = Sample { outcome, latency: t0.elapsed(), phases, reason };
                     if tx.send(sample).await.is_err() {
                         break;

@@ -17,7 +17,9 @@ use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use tokio::runtime::{Builder, Runtime};
 
+use super::classify::body_against_length;
 use super::pool::{Done, Sample};
+use super::quic_errors::{connection_kind, h3_connection_kind, stream_kind};
 use super::DriverConfig;
 
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
@@ -68,9 +70,13 @@ impl RawH3 {
             .map_err(|e| (ErrorKind::Connect, format!("cannot connect to {}: {e}", self.addr)))?;
         let conn = connecting.await.map_err(|e| connection_failure(&e))?;
         let handshake = start.elapsed();
-        let (mut driver, sender) = h3::client::new(h3_quinn::Connection::new(conn.clone()))
+        // A response's header section is bounded: unbounded, 40,000 fields made `http` panic.
+        let mut builder = h3::client::builder();
+        builder.max_field_section_size(super::tls::MAX_FIELD_SECTION_BYTES);
+        let (mut driver, sender) = builder
+            .build(h3_quinn::Connection::new(conn.clone()))
             .await
-            .map_err(|e| (ErrorKind::Protocol, e.to_string()))?;
+            .map_err(|e| (h3_connection_kind(&e), e.to_string()))?;
         tokio::spawn(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
         Ok((conn, sender, handshake))
     }
@@ -109,11 +115,11 @@ impl RawH3 {
     }
 }
 
-/// GET `url` on `sender`'s connection and read the whole body; a body shorter than its Content-Length is
-/// `truncated`. Answers the outcome and the time from `start` to the response's head.
+/// GET `url` on `sender`'s connection and read the whole body, held to its Content-Length (shorter is
+/// `truncated`, longer `protocol`, found as soon as it passes). Answers the outcome and the time from `start`
+/// to the response's head.
 async fn get(sender: &mut Sender, url: &url::Url, start: Instant) -> Result<(Outcome, Duration), Failure> {
     let request = hyper::Request::get(url.as_str()).body(()).map_err(|e| (ErrorKind::Other, e.to_string()))?;
-    let stream_failure = |e: h3::error::StreamError| stream_kind(&e);
     let mut stream = sender.send_request(request).await.map_err(stream_failure)?;
     stream.finish().await.map_err(stream_failure)?;
     let response = stream.recv_response().await.map_err(stream_failure)?;
@@ -123,11 +129,14 @@ async fn get(sender: &mut Sender, url: &url::Url, start: Instant) -> Result<(Out
     let mut bytes = 0u64;
     while let Some(chunk) = stream.recv_data().await.map_err(stream_failure)? {
         bytes += chunk.remaining() as u64;
+        if expected.is_some_and(|n| bytes > n) {
+            break;
+        }
+    }
+    if let Some(failure) = body_against_length(expected, bytes) {
+        return Err(failure);
     }
     let status = response.status().as_u16();
-    if expected.is_some_and(|n| n != bytes) {
-        return Err((ErrorKind::Truncated, format!("the body ended after {bytes} of {expected:?} bytes")));
-    }
     Ok((Outcome::response(status, bytes).over(Some(HttpVersion::Http3)), ttfb))
 }
 
@@ -135,38 +144,14 @@ fn timed_out(timeout: Duration) -> Failure {
     (ErrorKind::Timeout, format!("no whole response within {timeout:?} (a QUIC server that never answers looks so)"))
 }
 
-/// The kind of a failed QUIC connection: a TLS alert or a certificate the client refused is `tls`.
+/// A failed QUIC connection, with its kind ([`super::quic_errors`]).
 fn connection_failure(e: &quinn::ConnectionError) -> Failure {
-    let text = e.to_string();
-    let kind = match e {
-        quinn::ConnectionError::TimedOut => ErrorKind::Timeout,
-        quinn::ConnectionError::Reset => ErrorKind::Reset,
-        quinn::ConnectionError::TransportError(t) if crypto_code(t.code) => ErrorKind::Tls,
-        quinn::ConnectionError::ConnectionClosed(c) if crypto_code(c.error_code) => ErrorKind::Tls,
-        _ if text.contains("certificate") => ErrorKind::Tls,
-        _ => ErrorKind::Protocol,
-    };
-    (kind, text)
+    (connection_kind(e), e.to_string())
 }
 
-/// Whether a QUIC transport error code carries a TLS alert (0x0100 to 0x01ff, RFC 9001 4.8).
-fn crypto_code(code: quinn::TransportErrorCode) -> bool {
-    (0x100..0x200).contains(&u64::from(code))
-}
-
-/// The kind of a failed request stream: a reset by the peer is `reset`, a connection that timed out
-/// `timeout`, anything else `protocol`.
-fn stream_kind(e: &h3::error::StreamError) -> Failure {
-    let text = e.to_string();
-    let lower = text.to_lowercase();
-    let kind = if lower.contains("reset") {
-        ErrorKind::Reset
-    } else if lower.contains("timed out") || lower.contains("timeout") {
-        ErrorKind::Timeout
-    } else {
-        ErrorKind::Protocol
-    };
-    (kind, text)
+/// A failed request stream, with its kind ([`super::quic_errors`]).
+fn stream_failure(e: h3::error::StreamError) -> Failure {
+    (stream_kind(&e), e.to_string())
 }
 
 impl super::pool::Pool for RawH3 {

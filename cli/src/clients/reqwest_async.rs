@@ -13,7 +13,7 @@ use tokio::runtime::{Builder, Runtime};
 
 use super::pool::{Done, Sample};
 
-use super::reqwest_blocking::{kind, observed, Failure};
+use super::reqwest_blocking::{held_to_length, observed, unchecked_length, Failure};
 use super::tls;
 use super::{Driver, DriverConfig};
 
@@ -59,8 +59,8 @@ impl Driver for ReqwestAsyncDriver {
         };
         let url = self.config.url.clone();
         self.runtime.block_on(get(&client, url, self.config.http)).unwrap_or_else(|e| {
-            self.last_error = Some(super::classify::describe(&e));
-            Outcome::failed(kind(&e), None)
+            self.last_error = Some(e.describe());
+            e.outcome()
         })
     }
 
@@ -69,15 +69,20 @@ impl Driver for ReqwestAsyncDriver {
     }
 }
 
-/// One GET with the whole body read.
-async fn get(client: &Client, url: url::Url, http: HttpVersion) -> Result<Outcome, reqwest::Error> {
+/// One GET with the whole body read, held to its Content-Length where reqwest does not.
+async fn get(client: &Client, url: url::Url, http: HttpVersion) -> Result<Outcome, Failure> {
     let mut response = client.get(url).version(tls::reqwest_version(http)).send().await?;
     let status = response.status().as_u16();
     let http = observed(response.version());
+    let declared = unchecked_length(http, response.content_length());
     let mut bytes = 0u64;
     while let Some(chunk) = response.chunk().await? {
         bytes += chunk.len() as u64;
+        if declared.is_some_and(|d| bytes > d) {
+            break;
+        }
     }
+    held_to_length(declared, bytes)?;
     Ok(Outcome::response(status, bytes).over(http))
 }
 
@@ -113,7 +118,7 @@ async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> Done {
     };
     match get(client, config.url.clone(), config.http).await {
         Ok(outcome) => Done { outcome, phases: None, reason: None },
-        Err(e) => Done::failed(Outcome::failed(kind(&e), None), super::classify::describe(&e)),
+        Err(e) => Done::failed(e.outcome(), e.describe()),
     }
 }
 

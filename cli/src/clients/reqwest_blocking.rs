@@ -36,15 +36,36 @@ impl ReqwestDriver {
         let mut response = request.send()?;
         let status = response.status().as_u16();
         let http = observed(response.version());
-        let bytes = read_to_deadline(&mut response, deadline)?;
+        let declared = unchecked_length(http, response.content_length());
+        let bytes = read_to_deadline(&mut response, deadline, declared)?;
+        held_to_length(declared, bytes)?;
         Ok(Outcome::response(status, bytes).over(http))
     }
 }
 
-/// Read the whole body by `deadline`. reqwest's blocking client applies its timeout to each read, so a peer
-/// that sends a byte now and then would hold one request forever; the deadline makes `--timeout` cover the
-/// whole request, as for every other client. A read in flight may pass it by at most one read timeout.
-fn read_to_deadline(response: &mut reqwest::blocking::Response, deadline: Instant) -> Result<u64, Failure> {
+/// The Content-Length a response over `http` said, where reqwest does not check the body against it itself:
+/// over HTTP/3 (hyper does over HTTP/1.1 and HTTP/2; reqwest's HTTP/3 took a body longer than it as ok).
+pub fn unchecked_length(http: Option<HttpVersion>, declared: Option<u64>) -> Option<u64> {
+    declared.filter(|_| http == Some(HttpVersion::Http3))
+}
+
+/// A body of `got` bytes held to its `declared` length ([`super::classify::body_against_length`]).
+pub fn held_to_length(declared: Option<u64>, got: u64) -> Result<(), Failure> {
+    match super::classify::body_against_length(declared, got) {
+        Some((kind, why)) => Err(Failure::Body(kind, why)),
+        None => Ok(()),
+    }
+}
+
+/// Read the whole body by `deadline`, or until it passes its `declared` length. reqwest's blocking client
+/// applies its timeout to each read, so a peer that sends a byte now and then would hold one request forever;
+/// the deadline makes `--timeout` cover the whole request, as for every other client. A read in flight may
+/// pass it by at most one read timeout.
+fn read_to_deadline(
+    response: &mut reqwest::blocking::Response,
+    deadline: Instant,
+    declared: Option<u64>,
+) -> Result<u64, Failure> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut bytes = 0u64;
     loop {
@@ -53,6 +74,7 @@ fn read_to_deadline(response: &mut reqwest::blocking::Response, deadline: Instan
         }
         match response.read(&mut buf) {
             Ok(0) => return Ok(bytes),
+            Ok(n) if declared.is_some_and(|d| bytes + n as u64 > d) => return Ok(bytes + n as u64),
             Ok(n) => bytes += n as u64,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(Failure::Read(e)),
@@ -100,6 +122,8 @@ pub enum Failure {
     Deadline,
     /// Reading the body failed (reqwest's error inside the I/O error, where it is one).
     Read(io::Error),
+    /// The body did not match its Content-Length: its kind and why.
+    Body(ErrorKind, String),
 }
 
 impl Failure {
@@ -110,6 +134,7 @@ impl Failure {
             Failure::Reqwest(e) => super::classify::describe(e),
             Failure::Deadline => "the body was still coming at the request's deadline (--timeout)".into(),
             Failure::Read(e) => super::classify::describe(e),
+            Failure::Body(_, why) => why.clone(),
         }
     }
 
@@ -123,6 +148,7 @@ impl Failure {
                 Some(inner) => Outcome::failed(kind(inner), None),
                 None => Outcome::failed(super::classify::io_kind(e), None),
             },
+            Failure::Body(kind, _) => Outcome::failed(*kind, None),
         }
     }
 }

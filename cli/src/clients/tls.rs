@@ -1,5 +1,6 @@
 //! One TLS configuration for every reqwest client in the process, built once; and the CA file of `--cacert`,
-//! which every TLS client is given instead of its built-in roots (verification stays on).
+//! which every TLS client is given instead of its built-in roots (verification stays on); and the limits both
+//! sides share over TLS and QUIC (idle time, the size of a header section).
 //!
 //! `reqwest::ClientBuilder::build()` with default settings loads the operating system's root store through
 //! rustls-platform-verifier on every call: about 6.5 ms on this project's machines (measured: 150 fresh
@@ -89,7 +90,8 @@ fn new_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error
 /// types with the same methods, hence a macro. `$builder` is a `ClientBuilder`, `$config` a `DriverConfig`,
 /// `$tls` a rustls `ClientConfig`; the result is the configured builder. For HTTP/3 the client speaks QUIC
 /// only (no Alt-Svc discovery over TCP first, as the raw floor and Chromium's forced origin) and keeps an idle
-/// connection for [`IDLE_LIMIT`]; each request must still ask for HTTP/3 ([`reqwest_version`]).
+/// connection for [`IDLE_LIMIT`]; each request must still ask for HTTP/3 ([`reqwest_version`]). A response's
+/// header section is bounded by [`MAX_FIELD_SECTION_BYTES`] over HTTP/2 and HTTP/3 alike.
 macro_rules! configure_reqwest {
     ($builder:expr, $config:expr, $tls:expr) => {{
         let builder = $builder
@@ -97,11 +99,13 @@ macro_rules! configure_reqwest {
             .tcp_nodelay(true)
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
-            .tls_backend_preconfigured($tls);
+            .tls_backend_preconfigured($tls)
+            .http2_max_header_list_size($crate::clients::tls::MAX_FIELD_SECTION_BYTES as u32);
         match $config.http {
-            httpbench_shared::model::HttpVersion::Http3 => {
-                builder.http3_prior_knowledge().http3_max_idle_timeout($crate::clients::tls::IDLE_LIMIT)
-            }
+            httpbench_shared::model::HttpVersion::Http3 => builder
+                .http3_prior_knowledge()
+                .http3_max_idle_timeout($crate::clients::tls::IDLE_LIMIT)
+                .http3_max_field_section_size($crate::clients::tls::MAX_FIELD_SECTION_BYTES),
             _ => builder,
         }
     }};
@@ -124,6 +128,14 @@ pub fn reqwest_version(http: HttpVersion) -> reqwest::Version {
 /// server's 30 s header read timeout, which runs while a kept-alive connection waits for its next request
 /// (checked: a connection idle for 35 s was closed); the case's next request then paid a new connection.
 pub const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The largest header section a client reads in a response, and the embedded server in a request, over
+/// HTTP/2 and HTTP/3: 16 KiB, measured as both protocols measure it (each field's name and value plus 32
+/// bytes, RFC 9114 4.2.2 and RFC 9113 6.5.2), and hyper's own default for HTTP/2 on both sides, so one bound
+/// for both. Without it h3 accepted any size: a 16 MiB header value was read whole, and a block of 40,000
+/// one-byte fields made `http`'s `HeaderMap::with_capacity` panic (its limit is 32,768 fields). A header
+/// section over the bound is one failed request (`protocol`) for a client, and a 431 from the server.
+pub const MAX_FIELD_SECTION_BYTES: u64 = 16 * 1024;
 
 /// The QUIC transport settings of the raw floor and the embedded server: [`IDLE_LIMIT`].
 pub fn quic_transport() -> Arc<quinn::TransportConfig> {

@@ -430,7 +430,12 @@ where
         let (state, conn) = (state.clone(), conn.clone());
         async move { Ok::<_, Infallible>(handle(state, &conn, req).await) }
     });
-    let conn = http2::Builder::new(TokioExecutor::new()).timer(TokioTimer::new()).serve_connection(io, service);
+    // The header bound HTTP/3 has too (hyper's default, said once for both).
+    let max_headers = crate::clients::tls::MAX_FIELD_SECTION_BYTES as u32;
+    let conn = http2::Builder::new(TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .max_header_list_size(max_headers)
+        .serve_connection(io, service);
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => return,

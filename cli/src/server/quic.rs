@@ -67,7 +67,11 @@ async fn connection(incoming: quinn::Incoming, state: Arc<State>) {
     let Ok(Ok(conn)) = tokio::time::timeout(HANDSHAKE_LIMIT, incoming).await else { return };
     let seen = handshakes::Seen { version: "TLSv1.3".into(), cipher_suite: SUITE.into(), resumed: false };
     state.handshakes.count(&seen, true);
-    let Ok(mut h3) = h3::server::builder().build(h3_quinn::Connection::new(conn)).await else { return };
+    // A request's header section is bounded (h3 answers one over it with a 431): unbounded, 40,000 fields
+    // made a task panic inside `http`, and a 16 MiB value was kept.
+    let mut builder = h3::server::builder();
+    builder.max_field_section_size(crate::clients::tls::MAX_FIELD_SECTION_BYTES);
+    let Ok(mut h3) = builder.build(h3_quinn::Connection::new(conn)).await else { return };
     // What the server keeps of the connection: the case tags its requests carried, as over TCP.
     let kept = Arc::new(Conn::default());
     // Ends when the client closes the connection or breaks it.
