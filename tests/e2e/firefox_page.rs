@@ -172,7 +172,10 @@ fn in_firefox_on_a_host_without_headers_the_worker_isolates_the_page_and_it_runs
 #[ignore = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it"]
 fn in_firefox_a_run_is_exported_as_a_file_and_shared_as_a_link_that_opens_as_its_report() {
     let dist = crate::browser_run::dist();
-    let serve = Serve::start_with(&["--page-dir", dist.to_str().unwrap()]);
+    // The page posts its result back: into a folder of the test's, not the default one in the working tree.
+    let results = tempfile::tempdir().unwrap();
+    let serve =
+        Serve::start_with(&["--page-dir", dist.to_str().unwrap(), "--results-dir", results.path().to_str().unwrap()]);
     // Downloads land in a folder of the test's, without a dialog.
     let downloads = tempfile::tempdir().unwrap();
     let prefs = format!(
