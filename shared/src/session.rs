@@ -362,23 +362,7 @@ impl Session {
 
     /// The run settings this session measures with, as the result file records them.
     pub fn settings(&self) -> Settings {
-        let (count, duration_secs) = match self.plan.budget {
-            Budget::Count(n) => (Some(n), None),
-            Budget::Duration(d) => (None, Some(d.as_secs_f64())),
-        };
-        Settings {
-            count,
-            duration_secs,
-            rounds: self.plan.rounds,
-            interleave: self.plan.interleave,
-            warmup: self.plan.warmup,
-            modes: self.matrix.modes.clone(),
-            clients: self.matrix.clients.clone(),
-            timeout_ms: self.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
-            tls: self.matrix.tls,
-            http_versions: self.matrix.http_versions.clone(),
-            skipped: self.skipped.clone(),
-        }
+        Settings { skipped: self.skipped.clone(), ..planned_settings(&self.plan, &self.matrix, self.timeout) }
     }
 
     /// The report: every case that measured at least one request or was aborted, in case order, and their
@@ -450,6 +434,28 @@ impl CaseState {
             connections: self.connections,
             ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
         }
+    }
+}
+
+/// The settings a run of `plan` over `matrix` with `timeout` records (nothing skipped yet): one home for the
+/// session's report and for checking a report against the plan it was handed ([`check_answer`]).
+pub fn planned_settings(plan: &Plan, matrix: &Matrix, timeout: Option<Duration>) -> Settings {
+    let (count, duration_secs) = match plan.budget {
+        Budget::Count(n) => (Some(n), None),
+        Budget::Duration(d) => (None, Some(d.as_secs_f64())),
+    };
+    Settings {
+        count,
+        duration_secs,
+        rounds: plan.rounds,
+        interleave: plan.interleave,
+        warmup: plan.warmup,
+        modes: matrix.modes.clone(),
+        clients: matrix.clients.clone(),
+        timeout_ms: timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+        tls: matrix.tls,
+        http_versions: matrix.http_versions.clone(),
+        skipped: Vec::new(),
     }
 }
 

@@ -118,8 +118,9 @@ impl CaseRun {
 }
 
 /// Waits for the page's turn at a pass, in a run whose passes it shares with other sides (the native clients,
-/// other browser engines): the page's link to `httpbench serve` asks for it.
-pub type TakeTurn<'a> = &'a dyn Fn(u32) -> std::pin::Pin<Box<dyn Future<Output = ()>>>;
+/// other browser engines): the page's link to `httpbench serve` asks for it. `false`: the run's server refused
+/// the page its turn (it does not take the page's seal), and the page stops rather than measure out of turn.
+pub type TakeTurn<'a> = &'a dyn Fn(u32) -> std::pin::Pin<Box<dyn Future<Output = bool>>>;
 
 /// Measure every case of `settings`' matrix, each requesting its own target; `progress` hears about each
 /// stage and, inside a round, at most once per [`PROGRESS_INTERVAL`]. A page with an id in a run
@@ -131,8 +132,9 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     if settings.page.is_some() {
         session.take_turns();
     }
-    // The run's start in ms: the server counts per tag for its whole life, so each run tags its cases anew.
-    let run = js_sys::Date::now() as u64;
+    // 53 random bits: the server counts per tag for its whole life, so each run tags its cases anew, and another
+    // program cannot guess a tag to add connections to a case's count.
+    let run = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
     let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
         .map(|(i, key)| CaseRun::new(key, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
         .collect();
@@ -156,7 +158,11 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
                 runner.meter.round_done();
             }
             // Said to nobody: a status posted now could reach the server during another side's pass.
-            Step::Turn { pass } => turn(pass).await,
+            Step::Turn { pass } => {
+                if !turn(pass).await {
+                    runner.session.stop();
+                }
+            }
             Step::Done => break,
         }
     }

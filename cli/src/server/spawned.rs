@@ -4,17 +4,17 @@
 //! turn, handed over a channel as [`ServerEvent`]s (so `run --browser` hears of its pages' progress, refusals,
 //! turns and results the moment they land, without polling). A page is let go by a `go ID PASS` line on the
 //! server's stdin ([`ChildServer::let_go`]). The server is sealed (`--sealed`): it hears only the pages the
-//! parent gave a seal ([`ChildServer::seal`]), so no other program can speak for them. Killed when the run
+//! parent gave a seal ([`ChildServer::seal`]), so no other user's program and no web page can speak for them. Killed when the run
 //! ends, and by the kernel if the parent dies first.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::Mutex;
 
 use anyhow::{bail, Context};
-use httpbench_shared::protocol::PageStatus;
+use httpbench_shared::protocol::{new_seal, PageStatus, SEAL_BYTES};
 use url::Url;
 
 use crate::process::{die_with_parent, KillOnDrop};
@@ -143,10 +143,10 @@ impl ChildServer {
     /// it there) and wait, at most [`SEAL_WAIT`], until the server says it holds; the seal, for the page's
     /// address. Call it before any page starts: other events heard meanwhile are dropped.
     pub fn seal(&self, page: &str) -> anyhow::Result<String> {
-        let mut bytes = [0u8; 32];
+        let mut bytes = [0u8; SEAL_BYTES];
         ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
             .map_err(|_| anyhow::anyhow!("the system's random source failed: cannot seal the {page} page"))?;
-        let seal = base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, bytes);
+        let seal = new_seal(&bytes);
         self.tell(&format!("{}{page} {seal}", super::turn::SEAL_LINE))
             .context("cannot reach the embedded server to seal a page")?;
         let deadline = std::time::Instant::now() + SEAL_WAIT;
@@ -155,8 +155,11 @@ impl ChildServer {
             match self.events.recv_timeout(left) {
                 Ok(ServerEvent::Sealed { page: p }) if p == page => return Ok(seal),
                 Ok(_) => {}
-                Err(_) => {
+                Err(RecvTimeoutError::Timeout) => {
                     bail!("the embedded server did not take the {page} page's seal within {} s", SEAL_WAIT.as_secs())
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    bail!("the embedded server exited before it took the {page} page's seal")
                 }
             }
         }

@@ -7,8 +7,8 @@
 //!
 //! The gate also keeps the pages' seals (`seal ID SECRET` on stdin, shared's `protocol::seal`): a sealed
 //! server (`--sealed`, as `run --browser` starts its servers) answers turn, status and result requests only
-//! when they carry their page's seal ([`Gate::admits`]), so nothing else on the machine can take a page's
-//! turn, speak for it or post its figures.
+//! when they carry their page's seal ([`Gate::admits`]), so no other user's program and no web page can take
+//! a page's turn, speak for it or post its figures.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -92,12 +92,16 @@ impl Gate {
         });
     }
 
-    /// Give `page` its seal (the first one given holds), and tell the parent it does.
+    /// Give `page` its seal (the first one given holds), and tell the parent when this one does: a parent
+    /// told so hands the page a seal the server takes.
     fn seal(&self, page: &str, seal: &str) {
-        if let Ok(mut seals) = self.seals.lock() {
-            seals.entry(page.to_string()).or_insert_with(|| seal.to_string());
+        let held = self.seals.lock().is_ok_and(|mut seals| {
+            let kept = seals.entry(page.to_string()).or_insert_with(|| seal.to_string());
+            bool::from(kept.as_bytes().ct_eq(seal.as_bytes()))
+        });
+        if held {
+            let _ = crate::output::print(&format!("{}{page}\n", super::SEALED_LINE));
         }
-        let _ = crate::output::print(&format!("{}{page}\n", super::SEALED_LINE));
     }
 
     /// Whether a request to the server's own endpoints (turn, status, results) with this query may change

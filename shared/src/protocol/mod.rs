@@ -35,6 +35,6 @@ pub use load::{
 pub use modes::Modes;
 pub use names::{check_name, shown, MAX_NAME_CHARS};
 pub use query::PageQuery;
-pub use seal::{asked_seal, is_seal, seal_fragment, seal_of_fragment, SEAL_CHARS, SEAL_PARAM};
+pub use seal::{asked_seal, is_seal, new_seal, seal_fragment, seal_of_fragment, SEAL_BYTES, SEAL_CHARS, SEAL_PARAM};
 pub use status::{PageStatus, MAX_STATUS_BYTES, STATUS_PATH};
 pub use turn::{asked_page, asked_turn, check_page_id, page_path, turn_query, TurnAnswer, TURN_HOLD, TURN_PATH};

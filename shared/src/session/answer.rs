@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use super::{Budget, CaseKey, Matrix, Plan};
-use crate::model::{Engine, Report};
+use crate::model::{Engine, Report, Settings};
 
 /// What a run asked of a report.
 #[derive(Debug, Clone, Copy)]
@@ -47,40 +47,40 @@ pub fn check_answer(report: &Report, asked: &Asked<'_>) -> Result<(), String> {
     check_cases(report, asked)
 }
 
-/// The settings the report records against the plan and the matrix.
+/// The settings the report records against those the plan records ([`super::planned_settings`]).
 fn check_settings(report: &Report, asked: &Asked<'_>) -> Result<(), String> {
-    let (s, plan, m) = (&report.settings, asked.plan, asked.matrix);
+    let (s, want) = (&report.settings, super::planned_settings(asked.plan, asked.matrix, asked.timeout));
     let differs =
         |what: &str, got: String, want: String| Err(format!("it ran {what} {got} where the run asked {want}"));
-    match plan.budget {
-        Budget::Count(n) if s.count != Some(n) || s.duration_secs.is_some() => {
-            return differs("a count of", shown(s.count), n.to_string());
-        }
-        Budget::Duration(d)
-            if s.count.is_some() || s.duration_secs.is_none_or(|x| (x - d.as_secs_f64()).abs() > 1e-6) =>
-        {
-            return differs("a duration of", format!("{:?} s", s.duration_secs), format!("{} s", d.as_secs_f64()));
-        }
-        _ => {}
+    // A duration went to the page as text and back: equal to a microsecond.
+    let same_duration = match (s.duration_secs, want.duration_secs) {
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-6,
+        (a, b) => a == b,
+    };
+    if s.count != want.count || !same_duration {
+        return match want.count {
+            Some(n) => differs("a count of", shown(s.count), n.to_string()),
+            None => differs("a duration of", format!("{:?} s", s.duration_secs), format!("{:?} s", want.duration_secs)),
+        };
     }
-    if (s.rounds, s.warmup, s.interleave) != (plan.rounds, plan.warmup, plan.interleave) {
-        let got = format!("{} rounds, warm-up {}, interleave {}", s.rounds, s.warmup, s.interleave);
-        let want = format!("{} rounds, warm-up {}, interleave {}", plan.rounds, plan.warmup, plan.interleave);
-        return differs("", got, want);
+    if (s.rounds, s.warmup, s.interleave) != (want.rounds, want.warmup, want.interleave) {
+        let plan = |s: &Settings| format!("{} rounds, warm-up {}, interleave {}", s.rounds, s.warmup, s.interleave);
+        return differs("a plan of", plan(s), plan(&want));
     }
-    if s.clients != m.clients || s.modes != m.modes || s.tls != m.tls {
+    if (&s.clients, &s.modes, s.tls) != (&want.clients, &want.modes, want.tls) {
+        let what = |s: &Settings| format!("{:?} {:?} TLS {}", s.clients, s.modes, s.tls);
+        return differs("the clients, modes and TLS", what(s), what(&want));
+    }
+    // Where the matrix let the browser negotiate, the report records what it saw.
+    if !asked.matrix.negotiated && s.http_versions != want.http_versions {
+        return differs("the HTTP versions", format!("{:?}", s.http_versions), format!("{:?}", want.http_versions));
+    }
+    if s.timeout_ms != want.timeout_ms {
         return differs(
-            "the clients, modes and TLS",
-            format!("{:?} {:?} {}", s.clients, s.modes, s.tls),
-            format!("{:?} {:?} {}", m.clients, m.modes, m.tls),
+            "a timeout of",
+            format!("{} ms", shown(s.timeout_ms)),
+            format!("{} ms", shown(want.timeout_ms)),
         );
-    }
-    if !m.negotiated && s.http_versions != m.http_versions {
-        return differs("the HTTP versions", format!("{:?}", s.http_versions), format!("{:?}", m.http_versions));
-    }
-    let timeout_ms = asked.timeout.map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
-    if s.timeout_ms != timeout_ms {
-        return differs("a timeout of", format!("{} ms", shown(s.timeout_ms)), format!("{} ms", shown(timeout_ms)));
     }
     Ok(())
 }

@@ -110,9 +110,10 @@ pub async fn post_status(page: Option<String>, status: PageStatus) {
 /// first for its status posts still in flight to land (one that reached the server during another side's
 /// pass would be counted there), then ask the server that served the page until it says `go`. A page with no
 /// id, or no `httpbench serve` to answer, goes on at once; one told to wait [`MAX_TURN_ASKS`] times goes on
-/// too.
-pub async fn take_turn(page: Option<String>, pass: u32) {
-    let Some(page) = page else { return };
+/// too. `false` when a page with a seal gets neither answer: its run's server refused it (no other server
+/// serves a sealed page), and measuring now would run beside another side's pass.
+pub async fn take_turn(page: Option<String>, pass: u32) -> bool {
+    let Some(page) = page else { return true };
     // Loopback posts land in milliseconds; a second at most.
     for _ in 0..250 {
         if POSTING.get() == 0 {
@@ -124,10 +125,13 @@ pub async fn take_turn(page: Option<String>, pass: u32) {
     for _ in 0..MAX_TURN_ASKS {
         let asked = protocol::turn_query(&page, pass, seal().as_deref());
         let answer = js_fetch::text(&asked, hold_ms + 30_000).await;
-        if protocol::TurnAnswer::parse(&answer) != Some(protocol::TurnAnswer::Wait) {
-            return;
+        match protocol::TurnAnswer::parse(&answer) {
+            Some(protocol::TurnAnswer::Wait) => {}
+            Some(protocol::TurnAnswer::Go) => return true,
+            None => return seal().is_none(),
         }
     }
+    true
 }
 
 /// `path` with the page's id in a run, and its seal, if it has them.

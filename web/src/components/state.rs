@@ -171,7 +171,7 @@ async fn measure(
         progress.set(Some(p));
     };
     let page = settings.page.clone();
-    let turn = move |pass: u32| -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+    let turn = move |pass: u32| -> std::pin::Pin<Box<dyn std::future::Future<Output = bool>>> {
         Box::pin(serve_link::take_turn(page.clone(), pass))
     };
     let out = bench::run(&settings, &stop, &on_progress, &turn).await;

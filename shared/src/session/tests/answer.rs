@@ -46,7 +46,9 @@ fn a_report_that_differs_from_the_plan_is_refused_with_what_differs() {
                 Some("Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0".into())
         }),
         ("native report where the run asked for browser", |r| r.environment.kind = EnvironmentKind::Native),
-        ("3 rounds", |r| r.settings.rounds = 3),
+        ("it ran a plan of 3 rounds, warm-up 3, interleave true where the run asked 2 rounds", |r| {
+            r.settings.rounds = 3
+        }),
         ("a timeout of 5000 ms", |r| r.settings.timeout_ms = Some(5000)),
         ("a case the run did not ask for: gloo/fresh", |r| {
             let mut extra = r.cases[0].clone();
