@@ -1,15 +1,20 @@
-//! Records the versions of the client crates from Cargo.lock, so reports can say which ureq or reqwest ran.
+//! Records the version of every crate Cargo.lock pins and of rustc, so reports can say which ureq or reqwest
+//! ran: a client's row names its crates (`Made::Library`), and no list of crate names is kept here.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn main() {
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = std::fs::read_to_string(&lock).unwrap_or_default();
-    for name in ["ureq", "reqwest", "hyper", "curl", "rustls", "quinn", "h3"] {
-        let version = locked_version(&text, name).unwrap_or_else(|| "unknown".to_string());
-        println!("cargo:rustc-env=HTTPBENCH_VERSION_{}={version}", name.to_uppercase());
-    }
+    let rows: Vec<String> = locked_versions(&text).iter().map(|(n, v)| format!("    ({n:?}, {v:?}),\n")).collect();
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("locked.rs");
+    let code = format!(
+        "/// Every crate Cargo.lock pins and its version (the first entry of a name), sorted by name.\n\
+         pub const LOCKED: &[(&str, &str)] = &[\n{}];\n",
+        rows.concat()
+    );
+    std::fs::write(out, code).expect("OUT_DIR is writable");
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = std::process::Command::new(rustc)
         .arg("--version")
@@ -21,14 +26,19 @@ fn main() {
     println!("cargo:rustc-env=HTTPBENCH_RUSTC_VERSION={version}");
 }
 
-/// The version of the first `[[package]]` named `name` in a Cargo.lock.
-fn locked_version(lock: &str, name: &str) -> Option<String> {
+/// The `(name, version)` of each `[[package]]` of a Cargo.lock, the first of each name, sorted by name.
+fn locked_versions(lock: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == format!("name = \"{name}\"") {
-            let next = lines.next()?;
-            return next.trim().strip_prefix("version = \"")?.strip_suffix('"').map(str::to_string);
+        let Some(name) = line.trim().strip_prefix("name = \"").and_then(|s| s.strip_suffix('"')) else {
+            continue;
+        };
+        let version = lines.next().and_then(|l| l.trim().strip_prefix("version = \"")?.strip_suffix('"'));
+        if let Some(version) = version.filter(|_| !out.iter().any(|(n, _)| n == name)) {
+            out.push((name.to_string(), version.to_string()));
         }
     }
-    None
+    out.sort();
+    out
 }

@@ -8,11 +8,10 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use httpbench_shared::change::Metric;
 use httpbench_shared::model::{Engine, Pin};
-use httpbench_shared::protocol::{clients_of, ClientInfo, HttpChoice, Modes};
+use httpbench_shared::protocol::{clients_of, native_clients, ClientInfo, HttpChoice, Modes};
 use httpbench_shared::{EnvironmentKind, Format};
 use url::Url;
 
-use crate::clients::command::builtin::BUILTINS;
 use crate::usage;
 
 /// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
@@ -67,10 +66,11 @@ pub struct RunArgs {
     pub no_interleave: bool,
     #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Native))]
     pub clients: Option<String>,
-    /// A command client of your own, NAME=COMMAND (repeatable): COMMAND runs through `sh -c` and speaks the
-    /// protocol in the README ("Command clients"); NAME goes in --clients (without --clients, it is added to the
-    /// default selection).
-    #[arg(long = "client-cmd", value_name = "NAME=COMMAND")]
+    /// A command client of your own, NAME=COMMAND or NAME@VERSIONS=COMMAND (repeatable): COMMAND runs through
+    /// `sh -c` and speaks the protocol in the README ("Command clients"); VERSIONS are the HTTP versions it
+    /// speaks, as --http takes them (mine@1.1,2=...; HTTP/1.1 when none are given); NAME goes in --clients
+    /// (without --clients, it is added to the default selection).
+    #[arg(long = "client-cmd", value_name = "NAME[@VERSIONS]=COMMAND")]
     pub client_cmd: Vec<String>,
     /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
     #[arg(long, value_enum, default_value_t = Modes::Both)]
@@ -99,11 +99,7 @@ pub struct RunArgs {
     /// The embedded server over HTTPS (a certificate generated at start, its CA given to the clients).
     #[arg(long)]
     pub tls: bool,
-    /// HTTP version(s) to measure, each as separate cases: 1.1, 2 (by ALPN, over TLS: --tls or an https URL),
-    /// 3 (QUIC, over UDP on the same port), a list (1.1,2,3), or both (= 1.1,2). Clients that do not speak a
-    /// version are left out of its cases, and the report says so: ureq and the command clients speak HTTP/1.1
-    /// only, curl has no HTTP/3, raw no HTTP/2, python-aioquic HTTP/3 alone.
-    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS")]
+    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS", help = http_help())]
     pub http: HttpChoice,
     /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
     /// Verification stays on: there is no --insecure.
@@ -196,26 +192,39 @@ impl PinArg {
     }
 }
 
-/// The help of a client-list flag, from the catalog: every name, and the default selection; natively also
-/// the built-in command clients.
+/// The help of a client-list flag, from the client table: every name, and the default selection; natively
+/// the command clients apart (`all` leaves them out).
 fn client_help(environment: EnvironmentKind) -> String {
     let clients: Vec<&ClientInfo> = clients_of(environment).collect();
     let names: Vec<String> = clients
         .iter()
-        .map(|c| match c.feature {
+        .filter(|c| c.in_all())
+        .map(|c| match c.feature() {
             Some(f) => format!("{} (page built with --features {f})", c.name),
             None => c.name.to_string(),
         })
         .collect();
     let defaults: Vec<&str> = clients.iter().filter(|c| c.default).map(|c| c.name).collect();
-    let commands = match environment {
-        EnvironmentKind::Native => {
-            let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
-            format!(" Command clients (not in all): {}, and your own (--client-cmd).", names.join(", "))
-        }
-        EnvironmentKind::Browser => String::new(),
+    let commands: Vec<&str> = clients.iter().filter(|c| c.is_command()).map(|c| c.name).collect();
+    let commands = match commands.is_empty() {
+        true => String::new(),
+        false => format!(" Command clients (not in all): {}, and your own (--client-cmd).", commands.join(", ")),
     };
     format!("Comma-separated clients: {}, or all [default: {}].{commands}", names.join(", "), defaults.join(","))
+}
+
+/// The help of `--http`, with the versions of each native client from the client table.
+fn http_help() -> String {
+    let spoken: Vec<String> = native_clients()
+        .map(|c| format!("{} {}", c.name, c.versions.iter().map(|v| v.short()).collect::<Vec<_>>().join("+")))
+        .collect();
+    format!(
+        "HTTP version(s) to measure, each as separate cases: 1.1, 2 (by ALPN, over TLS: --tls or an https URL), 3 \
+         (QUIC, over UDP on the same port), a list (1.1,2,3), or both (= 1.1,2). Clients that do not speak a version \
+         are left out of its cases, and the report says so. Spoken: {}; your own command clients what they declare \
+         (--client-cmd NAME@VERSIONS=COMMAND), else h1.",
+        spoken.join(", ")
+    )
 }
 
 /// Options of `httpbench serve`.

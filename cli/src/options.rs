@@ -6,21 +6,21 @@ use std::time::Duration;
 
 use httpbench_shared::model::{Engine, Pin};
 use httpbench_shared::parse::MAX_CASES;
-use httpbench_shared::protocol::{browser_clients, check_name, parse_client_list, shown};
+use httpbench_shared::protocol::{browser_clients, parse_client_list};
 use httpbench_shared::session::{Budget, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
 use crate::args::RunArgs;
-use crate::clients::command::builtin::{builtin, BUILTINS};
-use crate::clients::command::{Program, Spec};
-use crate::clients::{Client, ClientKind};
+use crate::clients::Client;
 pub use crate::compare::CompareOptions;
 use crate::usage::usage;
 pub use crate::usage::Usage;
+use clients::{parse_client_cmds, parse_clients};
 use serve::page_dir;
 pub use serve::serve_options;
 
+mod clients;
 mod serve;
 
 /// Checked options of `httpbench run`.
@@ -244,69 +244,6 @@ impl RunOptions {
     }
 }
 
-/// `--clients`, by the catalog, the built-in command clients and `own` (from `--client-cmd`); without the
-/// flag, the catalog's default selection and `own`. A command client defined but left out of the list is an
-/// error: it was surely meant to run.
-fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage> {
-    let Some(list) = list else {
-        let defaults = ClientKind::defaults().into_iter().map(Client::Lib);
-        return Ok(defaults.chain(own.iter().cloned().map(Client::Command)).collect());
-    };
-    let mut names: Vec<&str> = ClientKind::ALL.iter().map(|c| c.name()).collect();
-    names.extend(BUILTINS.iter().map(|b| b.name));
-    names.extend(own.iter().map(|s| s.name.as_str()));
-    let chosen =
-        parse_client_list(EnvironmentKind::Native, list, &names).map_err(|e| Usage(format!("--clients: {e}")))?;
-    if let Some(unused) = own.iter().find(|s| !chosen.contains(&s.name.as_str())) {
-        return usage(format!(
-            "--client-cmd {}: not in --clients {list}; add {} to the list or drop the --client-cmd",
-            unused.name, unused.name
-        ));
-    }
-    // Every chosen name is one of `names`, so one of the three kinds.
-    Ok(chosen
-        .iter()
-        .filter_map(|n| match (ClientKind::from_name(n), builtin(n)) {
-            (Some(k), _) => Some(Client::Lib(k)),
-            (None, Some(b)) => Some(Client::Command(Spec { name: b.name.into(), program: Program::Builtin(b) })),
-            (None, None) => own.iter().find(|s| s.name == *n).cloned().map(Client::Command),
-        })
-        .collect())
-}
-
-/// Each `--client-cmd NAME=COMMAND`: a name no other client has (the shared rule: up to 64 letters, digits,
-/// `.`, `_`, `-`), and a command.
-fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
-    let mut specs: Vec<Spec> = Vec::new();
-    for g in given {
-        let Some((name, command)) = g.split_once('=') else {
-            return usage(format!(
-                "--client-cmd '{}': expected NAME=COMMAND, e.g. mine='python3 my_adapter.py'",
-                shown(g)
-            ));
-        };
-        let (name, command) = (name.trim(), command.trim());
-        // The shared rule, so a name that runs is one a result file may carry; `all` means every client.
-        let named = if name == "all" {
-            Err("'all' cannot name a client: it means every client".into())
-        } else {
-            check_name(name)
-        };
-        if let Err(e) = named {
-            return usage(format!("--client-cmd '{}': {e}", shown(g)));
-        }
-        if ClientKind::from_name(name).is_some() || builtin(name).is_some() || specs.iter().any(|s| s.name == name) {
-            let g = shown(g);
-            return usage(format!("--client-cmd '{g}': a client named '{name}' exists already; choose another name"));
-        }
-        if command.is_empty() {
-            return usage(format!("--client-cmd '{}': no command after '='", shown(g)));
-        }
-        specs.push(Spec { name: name.into(), program: Program::Shell(command.into()) });
-    }
-    Ok(specs)
-}
-
 /// `--export-html`, checked as every export is.
 pub(crate) fn checked_html_export(path: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
     path.map(|p| check_export(p, "--export-html").map(|()| p.to_path_buf())).transpose()
@@ -343,59 +280,6 @@ mod tests {
         let mut all = vec!["httpbench"];
         all.extend(args);
         Cli::try_parse_from(all).unwrap().run
-    }
-
-    fn names(clients: &[Client]) -> Vec<&str> {
-        clients.iter().map(|c| c.name()).collect()
-    }
-
-    #[test]
-    fn clients_by_the_catalog_in_the_order_given() {
-        assert_eq!(
-            parse_clients(Some("curl, raw,curl"), &[]).unwrap(),
-            [Client::Lib(ClientKind::Curl), Client::Lib(ClientKind::Raw)]
-        );
-        assert_eq!(
-            names(&parse_clients(Some("all"), &[]).unwrap()),
-            ["curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw"]
-        );
-        assert!(parse_clients(Some("wget"), &[]).unwrap_err().0.contains("'wget'"));
-        assert!(parse_clients(Some(","), &[]).is_err());
-        assert_eq!(names(&parse_clients(None, &[]).unwrap()), ["curl", "ureq", "reqwest"]);
-    }
-
-    #[test]
-    fn command_clients_by_name_and_your_own_by_client_cmd() {
-        let own = parse_client_cmds(&["mine=python3 my_adapter.py".into()]).unwrap();
-        let chosen = parse_clients(Some("perl-lwp,all,mine"), &own).unwrap();
-        assert_eq!(
-            names(&chosen),
-            ["perl-lwp", "curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw", "mine"]
-        );
-        assert!(
-            matches!(&chosen[0], Client::Command(Spec { program: Program::Builtin(b), .. }) if b.interpreter == "perl")
-        );
-        assert_eq!(
-            chosen[7],
-            Client::Command(Spec { name: "mine".into(), program: Program::Shell("python3 my_adapter.py".into()) })
-        );
-        assert_eq!(names(&parse_clients(None, &own).unwrap()), ["curl", "ureq", "reqwest", "mine"]);
-        let e = parse_clients(Some("curl"), &own).unwrap_err().0;
-        assert!(e.contains("--client-cmd mine: not in --clients curl"), "{e}");
-        for (bad, says) in [
-            ("mine", "expected NAME=COMMAND"),
-            ("=x", "'' cannot name a client"),
-            ("my client=x", "'my client' cannot name"),
-            ("curl=x", "'curl' exists already"),
-            ("perl-lwp=x", "'perl-lwp' exists already"),
-            ("all=x", "'all' cannot name"),
-            ("mine= ", "no command after"),
-        ] {
-            let e = parse_client_cmds(&[bad.into()]).unwrap_err().0;
-            assert!(e.contains(says), "{bad}: {e}");
-        }
-        let e = parse_client_cmds(&["a=x".into(), "a=y".into()]).unwrap_err().0;
-        assert!(e.contains("'a' exists already"), "{e}");
     }
 
     #[test]

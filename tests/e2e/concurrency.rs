@@ -13,7 +13,10 @@ use crate::helpers::{cases, run, run_json, scratch, Acceptor, TestServer};
 use crate::schema::validate;
 
 /// The clients that keep requests in flight concurrently (command clients make one at a time).
-const CONCURRENT: &str = "curl,curl-multi,ureq,reqwest,reqwest-async,raw";
+/// Every in-process client: each keeps requests in flight its own way.
+fn concurrent() -> String {
+    crate::table::list(&crate::table::all_libraries())
+}
 
 fn case<'a>(v: &'a Value, client: &str, concurrency: u64) -> &'a Value {
     cases(v)
@@ -37,7 +40,7 @@ fn eight_in_flight_overlap_a_slow_servers_think_time() {
         "--mode",
         "reuse",
         "--clients",
-        CONCURRENT,
+        &concurrent(),
         "-c",
         "1,8",
         "--server-delay",
@@ -46,7 +49,7 @@ fn eight_in_flight_overlap_a_slow_servers_think_time() {
     ]);
     assert_eq!(code, 0, "{err}");
     validate(&v);
-    for client in CONCURRENT.split(',') {
+    for client in crate::table::all_libraries() {
         let (one, eight) = (case(&v, client, 1), case(&v, client, 8));
         assert_eq!(eight["server_delay_ms"], 5);
         assert_eq!(eight["ok"], 240, "{client}");
@@ -212,7 +215,7 @@ fn hostile_halves_under_sixteen_in_flight_are_counted_and_bounded() {
             "--mode",
             "fresh",
             "--clients",
-            CONCURRENT,
+            &concurrent(),
             "-c",
             "16",
             "--timeout",

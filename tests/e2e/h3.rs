@@ -93,13 +93,15 @@ fn a_url_served_over_http3_is_measured_with_its_ca() {
     assert!(v["settings"]["skipped"].to_string().contains("ureq over HTTP/3 (HTTP/1.1 only)"), "{v}");
 }
 
-/// Every client that speaks HTTP/3, for the fault tests.
-pub(crate) const H3_CLIENTS: &str = "raw,reqwest,reqwest-async";
+/// Every in-process client that speaks HTTP/3, for the fault tests.
+pub(crate) fn h3_clients() -> String {
+    crate::table::list(&crate::table::libraries_speaking(httpbench_shared::model::HttpVersion::Http3))
+}
 
 /// Run every HTTP/3 client against `url` with `ca`, 2 requests in reuse and fresh mode with a 1 s timeout;
 /// the result and how long it took.
 fn faulty(url: &str, ca: &str) -> (Value, Duration) {
-    faulty_with(H3_CLIENTS, url, ca)
+    faulty_with(&h3_clients(), url, ca)
 }
 
 /// [`faulty`] with the client list `clients`.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::h3::{quic_peer, FaultServer, H3_CLIENTS};
+use crate::h3::{h3_clients, quic_peer, FaultServer};
 use crate::helpers::{cases, run_bounded, scratch, Bounded};
 
 /// A QUIC variable-length integer (RFC 9000 16).
@@ -165,7 +165,7 @@ fn all_n_failed_as(v: &Value, n: u64, kind: &str, says: &str) {
 #[test]
 fn a_response_header_block_of_40000_fields_is_a_protocol_failure_not_a_panic() {
     let (url, ca, _server) = hostile_server(Hostile::ManyFields, &scratch("h3-many-fields"));
-    let (v, run) = against(H3_CLIENTS, &url, &ca, "5");
+    let (v, run) = against(&h3_clients(), &url, &ca, "5");
     // h3 refuses the block by its size before `http` builds a map of it (raw: "header too big"; reqwest
     // words it its own way), so every client says `protocol`.
     all_failed_as(&v, "protocol", "");
@@ -177,7 +177,7 @@ fn a_16_mib_header_value_is_refused_within_a_memory_bound() {
     let (url, ca, _server) = hostile_server(Hostile::HugeValue, &scratch("h3-huge-value"));
     // One request each: h3 reads the frame whole, and a debug build takes seconds of CPU over 16 MiB of it
     // (h3 sums its buffered chunks on every read: quadratic in their number).
-    let (v, run) = against_in(H3_CLIENTS, &url, &ca, "30", "fresh", "1");
+    let (v, run) = against_in(&h3_clients(), &url, &ca, "30", "fresh", "1");
     all_n_failed_as(&v, 1, "protocol", "");
     // h3 (0.0.8) still reads a HEADERS frame whole before it measures it, then refuses it: the peak is that
     // frame in the receive buffers its packets arrived in (several times its 16 MiB: 79 MiB for raw alone,
@@ -189,21 +189,21 @@ fn a_16_mib_header_value_is_refused_within_a_memory_bound() {
 #[test]
 fn a_body_longer_than_its_content_length_is_a_protocol_failure_for_every_client() {
     let (url, ca, _server) = hostile_server(Hostile::LongBody, &scratch("h3-long-body"));
-    let (v, _) = against(H3_CLIENTS, &url, &ca, "2");
+    let (v, _) = against(&h3_clients(), &url, &ca, "2");
     all_failed_as(&v, "protocol", "past its content-length of 10 bytes");
 }
 
 #[test]
 fn an_http3_application_close_is_a_reset_not_tls() {
     let (url, ca, _server) = hostile_server(Hostile::ApplicationClose, &scratch("h3-app-close"));
-    let (v, _) = against(H3_CLIENTS, &url, &ca, "2");
+    let (v, _) = against(&h3_clients(), &url, &ca, "2");
     all_failed_as(&v, "reset", "");
 }
 
 #[test]
 fn a_stateless_reset_is_a_reset_for_every_client() {
     let (url, ca, _server) = crate::h3_peers::resetting_server(&scratch("h3-stateless-reset"));
-    let (v, _) = against(H3_CLIENTS, &url, &ca, "2");
+    let (v, _) = against(&h3_clients(), &url, &ca, "2");
     all_failed_as(&v, "reset", "");
 }
 
@@ -212,7 +212,7 @@ fn a_version_negotiation_is_a_protocol_failure_for_every_client() {
     let (url, _server) = crate::h3_peers::version_negotiator();
     let ca = scratch("h3-version").join("ca.pem");
     std::fs::write(&ca, crate::tls_faults::authority().0.pem()).unwrap();
-    let (v, _) = against(H3_CLIENTS, &url, ca.to_str().unwrap(), "2");
+    let (v, _) = against(&h3_clients(), &url, ca.to_str().unwrap(), "2");
     all_failed_as(&v, "protocol", "");
 }
 

@@ -29,5 +29,6 @@ mod sealed;
 mod serve;
 mod serve_origin;
 mod share;
+mod table;
 mod tls;
 mod tls_faults;

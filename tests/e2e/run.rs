@@ -4,7 +4,7 @@
 use crate::helpers::{cases, refused_port, run, run_json, scratch, Serve, TestServer};
 use crate::schema::validate;
 
-const CLIENTS: [&str; 6] = ["curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw"];
+use crate::table::all_libraries;
 
 #[test]
 fn every_client_and_mode_against_the_embedded_server() {
@@ -14,8 +14,8 @@ fn every_client_and_mode_against_the_embedded_server() {
     assert_eq!(v["target"]["embedded_server"], true);
     assert!(v["target"]["url"].as_str().unwrap().starts_with("http://127.0.0.1:"));
     let cases = cases(&v);
-    assert_eq!(cases.len(), 12);
-    for client in CLIENTS {
+    assert_eq!(cases.len(), 2 * all_libraries().len());
+    for client in all_libraries() {
         for mode in ["fresh", "reuse"] {
             let c = cases.iter().find(|c| c["client"] == client && c["mode"] == mode).expect("case present");
             assert_eq!(c["iterations"], 25, "{client}/{mode}");

@@ -4,7 +4,12 @@
 
 use std::time::{Duration, Instant};
 
+use httpbench_shared::model::HttpVersion;
+use httpbench_shared::protocol::cannot_speak;
+use httpbench_shared::EnvironmentKind;
+
 use crate::helpers::{cases, run, run_json, scratch, Serve};
+use crate::table::{all_libraries, libraries_speaking, list};
 
 /// `serve --tls`, and the CA file and SPKI pin it printed.
 fn tls_server() -> (Serve, String, String) {
@@ -17,17 +22,21 @@ fn tls_server() -> (Serve, String, String) {
     (serve, ca, pin)
 }
 
-const TLS_CLIENTS: &str = "curl,ureq,reqwest,reqwest-async,raw";
+/// Every in-process client: all of them speak HTTP/1.1 over TLS.
+fn tls_clients() -> String {
+    list(&all_libraries())
+}
 
 #[test]
 fn every_tls_client_trusts_the_generated_certificate_when_given_its_ca() {
     let (serve, ca, pin) = tls_server();
     assert!(pin.starts_with("sha256/") && pin.len() == 51, "{pin}");
     assert!(std::fs::read_to_string(&ca).unwrap().starts_with("-----BEGIN CERTIFICATE-----"));
-    let args = ["--clients", TLS_CLIENTS, "-n", "10", "--warmup", "2", "--rounds", "2", "--no-progress"];
+    let clients = tls_clients();
+    let args = ["--clients", &clients, "-n", "10", "--warmup", "2", "--rounds", "2", "--no-progress"];
     let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--cacert", ca.as_str()], &args[..]].concat());
     assert_eq!(code, 0, "{err}");
-    assert_eq!(cases(&v).len(), 10, "five clients, two modes");
+    assert_eq!(cases(&v).len(), 2 * all_libraries().len(), "every client, two modes");
     for c in cases(&v) {
         assert_eq!((c["ok"].as_u64(), c["bytes"].as_u64()), (Some(10), Some(6120)), "{c}");
     }
@@ -37,7 +46,8 @@ fn every_tls_client_trusts_the_generated_certificate_when_given_its_ca() {
 fn without_the_ca_every_request_is_a_tls_failure_bounded_in_time() {
     let (serve, _ca, _pin) = tls_server();
     let t = Instant::now();
-    let args = ["--clients", TLS_CLIENTS, "-n", "2", "--warmup", "0", "--rounds", "1", "--no-progress"];
+    let clients = tls_clients();
+    let args = ["--clients", &clients, "-n", "2", "--warmup", "0", "--rounds", "1", "--no-progress"];
     let (code, v, err) = run_json(&[&["run", serve.url.as_str(), "--timeout", "2"], &args[..]].concat());
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     assert_eq!(code, 1, "{err}");
@@ -140,7 +150,8 @@ fn fresh_clients_make_a_full_handshake_per_request_and_resume_none() {
 /// cases one full handshake per measured request, reuse cases none (made in the warm-up).
 #[test]
 fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes() {
-    let args = ["run", "--tls", "--http", "both", "--clients", TLS_CLIENTS, "-n", "12", "--warmup", "2"];
+    let clients = tls_clients();
+    let args = ["run", "--tls", "--http", "both", "--clients", &clients, "-n", "12", "--warmup", "2"];
     let (code, v, err) = run_json(&[&args[..], &["--rounds", "2", "--no-progress"]].concat());
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["schema_version"], httpbench_shared::model::SCHEMA_VERSION);
@@ -148,8 +159,8 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
         (v["settings"]["tls"].clone(), v["settings"]["http_versions"].clone()),
         (true.into(), serde_json::json!(["1.1", "2"]))
     );
-    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "raw over HTTP/2 (no HTTP/2 in this client)"];
-    assert_eq!(v["settings"]["skipped"], serde_json::json!(skipped));
+    let (h2, no_h2) = (libraries_speaking(HttpVersion::Http2), left_out_of(HttpVersion::Http2));
+    assert_eq!(v["settings"]["skipped"], serde_json::json!(no_h2));
     let names: Vec<String> = cases(&v)
         .iter()
         .map(|c| {
@@ -161,24 +172,15 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
             )
         })
         .collect();
-    let expected = [
-        "curl/fresh/1.1",
-        "curl/fresh/2",
-        "curl/reuse/1.1",
-        "curl/reuse/2",
-        "ureq/fresh/1.1",
-        "ureq/reuse/1.1",
-        "reqwest/fresh/1.1",
-        "reqwest/fresh/2",
-        "reqwest/reuse/1.1",
-        "reqwest/reuse/2",
-        "reqwest-async/fresh/1.1",
-        "reqwest-async/fresh/2",
-        "reqwest-async/reuse/1.1",
-        "reqwest-async/reuse/2",
-        "raw/fresh/1.1",
-        "raw/reuse/1.1",
-    ];
+    let mut expected = Vec::new();
+    for client in all_libraries() {
+        for mode in ["fresh", "reuse"] {
+            expected.push(format!("{client}/{mode}/1.1"));
+            if h2.contains(&client) {
+                expected.push(format!("{client}/{mode}/2"));
+            }
+        }
+    }
     assert_eq!(names, expected);
     for c in cases(&v) {
         assert_eq!(c["ok"].as_u64(), Some(12), "{c}");
@@ -193,8 +195,8 @@ fn run_tls_http_both_measures_h1_and_h2_as_separate_cases_with_their_handshakes(
     let (code, text, err) = run(&[&args[..], &["--rounds", "1", "--mode", "reuse", "--no-progress"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(text.contains("curl/h2") && text.contains("reqwest-async/h1"), "{text}");
-    let left = "note: left out: ureq over HTTP/2 (HTTP/1.1 only), raw over HTTP/2 (no HTTP/2 in this client).";
-    assert!(text.contains(left), "{text}");
+    let left = format!("note: left out: {}.", no_h2.join(", "));
+    assert!(text.contains(&left), "{text}");
     assert!(text.contains("HTTP/1.1 and HTTP/2 over TLS"), "{text}");
 }
 
@@ -245,4 +247,13 @@ fn curl_and_raw_report_connect_tls_and_first_byte_phases() {
     for c in cases(&v) {
         assert!(c["phases_ns"]["tls_mean"].is_null() && c["phases_ns"]["ttfb_mean"].as_f64() > Some(0.0), "{c}");
     }
+}
+
+/// The report's line for each in-process client left out of `http`'s cases, with the table's reason.
+fn left_out_of(http: HttpVersion) -> Vec<String> {
+    let speaking = libraries_speaking(http);
+    let others = all_libraries().into_iter().filter(|c| !speaking.contains(c));
+    others
+        .map(|c| format!("{c} over {http} ({})", cannot_speak(EnvironmentKind::Native, c, http, None).unwrap_or("?")))
+        .collect()
 }

@@ -16,7 +16,10 @@ use serde_json::Value;
 
 use crate::helpers::{cases, run_json, scratch, Acceptor, Serve};
 
-const TLS_CLIENTS: &str = "curl,ureq,reqwest,reqwest-async";
+/// Every in-process client: each must refuse every fault the same way.
+fn tls_clients() -> String {
+    crate::table::list(&crate::table::all_libraries())
+}
 
 /// The leaf certificate a fault server presents.
 enum Leaf {
@@ -88,7 +91,8 @@ fn tls_fault_server(leaf: Leaf, dir: &std::path::Path) -> (String, PathBuf, Acce
 /// `run URL` of every TLS client, 2 requests each, `--timeout 2`, with `--cacert` if given: the JSON report,
 /// and how long it took.
 fn run_tls_clients(url: &str, cacert: Option<&std::path::Path>) -> (i32, Value, String, Duration) {
-    let mut args = vec!["run", url, "--clients", TLS_CLIENTS, "--mode", "fresh", "-n", "2", "--warmup", "0"];
+    let clients = tls_clients();
+    let mut args = vec!["run", url, "--clients", &clients, "--mode", "fresh", "-n", "2", "--warmup", "0"];
     args.extend(["--rounds", "1", "--timeout", "2", "--no-progress"]);
     let ca = cacert.map(|p| p.to_str().unwrap().to_string());
     if let Some(ca) = &ca {
@@ -102,7 +106,7 @@ fn run_tls_clients(url: &str, cacert: Option<&std::path::Path>) -> (i32, Value, 
 /// Every case failed both requests as `kind`, with a reason of that kind whose words say why (any of
 /// `words`, case-insensitive: each client words it its own way).
 fn assert_all_failed(v: &Value, kind: &str, words: &[&str]) {
-    assert_eq!(cases(v).len(), 4, "{v}");
+    assert_eq!(cases(v).len(), crate::table::all_libraries().len(), "{v}");
     for c in cases(v) {
         assert_eq!((c["ok"].as_u64(), c["errors"][kind].as_u64()), (Some(0), Some(2)), "{}: {c}", c["client"]);
         let reason = c["error_reasons"][0].as_str().unwrap_or_default();
@@ -285,7 +289,8 @@ fn serve_tls_with_a_certificate_of_ones_own() {
     let digest = ring::digest::digest(&ring::digest::SHA256, &rcgen::PublicKeyData::subject_public_key_info(&key));
     let pin = format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()));
     assert!(lines.iter().any(|l| l == &format!("SPKI pin: {pin}")), "{lines:?} vs {pin}");
-    let args = ["--clients", TLS_CLIENTS, "-n", "3", "--warmup", "0", "--rounds", "1", "--no-progress"];
+    let clients = tls_clients();
+    let args = ["--clients", &clients, "-n", "3", "--warmup", "0", "--rounds", "1", "--no-progress"];
     let (code, v, err) =
         run_json(&[&["run", serve.url.as_str(), "--cacert", ca_file.to_str().unwrap()], &args[..]].concat());
     assert_eq!(code, 0, "{err}");

@@ -25,7 +25,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// (`feature` set) only when the page was built with that cargo feature.
 pub fn available_clients() -> Vec<&'static str> {
     browser_clients()
-        .filter(|c| match c.feature {
+        .filter(|c| match c.feature() {
             None => true,
             Some("reqwest") => cfg!(feature = "reqwest"),
             // A feature this crate does not know is one this build cannot have.

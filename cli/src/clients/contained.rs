@@ -3,7 +3,7 @@
 //! exports nothing of what it measured). This is the last line of defence, not the fix: a peer's bytes that
 //! make a library panic are refused by a bound before that (h3's header section limit, say, before `http`'s
 //! `HeaderMap` panicked on 40,000 fields). Wraps every blocking driver ([`Contained`]) and every request of
-//! an async pool ([`request`]).
+//! an async pool ([`request`]). Only blocking drivers are wrapped: a pool or a command client is not one.
 
 use std::any::Any;
 use std::future::Future;
@@ -12,7 +12,6 @@ use std::task::Poll;
 
 use httpbench_shared::{ErrorKind, Outcome, PhaseTimes};
 
-use super::pool::Done;
 use super::Driver;
 
 /// The reason of a request whose client panicked with `panic`.
@@ -27,19 +26,20 @@ fn reason(panic: &(dyn Any + Send)) -> String {
 }
 
 /// The failed request a panic counts as.
-fn failed() -> Outcome {
+pub fn failed() -> Outcome {
     Outcome::failed(ErrorKind::Protocol, None)
 }
 
-/// A request of an async pool, with a panic in any of its polls made one failed request.
-pub async fn request<F: Future<Output = Done>>(request: F) -> Done {
+/// A request of an async pool, run to its end; a panic in any of its polls is `Err` with its reason, to be
+/// counted as one [`failed`] request.
+pub async fn request<T, F: Future<Output = T>>(request: F) -> Result<T, String> {
     let mut request = std::pin::pin!(request);
     let polled = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| request.as_mut().poll(cx))) {
         Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
         Ok(Poll::Pending) => Poll::Pending,
         Err(panic) => Poll::Ready(Err(panic)),
     });
-    polled.await.unwrap_or_else(|panic| Done::failed(failed(), reason(&*panic)))
+    polled.await.map_err(|panic| reason(&*panic))
 }
 
 /// A blocking driver whose panics are failed requests.
@@ -72,14 +72,6 @@ impl Driver for Contained {
     fn phases(&mut self) -> Option<PhaseTimes> {
         self.inner.phases()
     }
-
-    fn batched(&mut self) -> Option<&mut dyn super::Batched> {
-        self.inner.batched()
-    }
-
-    fn pool(&mut self) -> Option<&mut dyn super::pool::Pool> {
-        self.inner.pool()
-    }
 }
 
 #[cfg(test)]
@@ -111,11 +103,12 @@ mod tests {
     #[test]
     fn a_panicking_task_is_one_failed_request() {
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let done = runtime.block_on(request(async {
+        let done: Result<(), String> = runtime.block_on(request(async {
             tokio::task::yield_now().await;
             panic!("{}", String::from("a response it could not take"))
         }));
-        assert_eq!(done.outcome, failed());
-        assert!(done.reason.unwrap_or_default().contains("a response it could not take"));
+        let why = done.unwrap_err();
+        assert!(why.contains("panicked") && why.contains("a response it could not take"), "{why}");
+        assert_eq!(runtime.block_on(request(async { 7 })), Ok(7));
     }
 }

@@ -6,6 +6,30 @@ use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 
 use super::{Driver, DriverConfig};
+use httpbench_shared::protocol::ClientInfo;
+
+use super::library::{blocking, Library};
+
+/// libcurl's easy interface, one handle per driver: the `curl` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "curl"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        blocking(in_flight, || Ok(CurlDriver::new(config)))
+    }
+
+    fn version(&self, _: &ClientInfo) -> String {
+        version()
+    }
+
+    fn cannot_speak(&self, http: HttpVersion) -> Option<String> {
+        cannot_speak(http)
+    }
+}
 
 /// Counts body bytes without keeping them, and notes the HTTP version of the response's status line.
 #[derive(Default)]

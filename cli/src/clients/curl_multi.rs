@@ -15,6 +15,30 @@ use httpbench_shared::{ErrorKind, Mode, Outcome};
 use super::curl::{kind, new_handle, outcome_of, phases_of, Counter};
 use super::pool::{Pool, Sample, Tickets};
 use super::DriverConfig;
+use httpbench_shared::protocol::ClientInfo;
+
+use super::library::Library;
+
+/// libcurl's multi interface at any level, one multi handle: the `curl-multi` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "curl-multi"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn super::Driver>> {
+        Ok(Box::new(super::Pooled(CurlMulti::new(config, in_flight))))
+    }
+
+    fn version(&self, _: &ClientInfo) -> String {
+        super::curl::version()
+    }
+
+    fn cannot_speak(&self, http: HttpVersion) -> Option<String> {
+        super::curl::cannot_speak(http)
+    }
+}
 
 /// Longest wait for socket activity before the loop looks at the stop flag again.
 const WAIT: Duration = Duration::from_millis(50);

@@ -1,14 +1,17 @@
 //! The clients under test: one module per client, all behind one [`Driver`] trait, so the runner times every
 //! client the same way. Fairness rules shared by all: no proxy, no redirects followed (a 3xx counts as a
 //! `status` failure), no compression, TCP_NODELAY on, every body read to the end and its length checked.
-//! [`Client`] is any client a run can name: an in-process library ([`ClientKind`]) or a command client.
+//! [`LIBRARIES`] is the one list of the in-process client modules, each matched to its row of the shared client
+//! table; [`Client`] is any client a run can name: such a library or a command client.
 
 mod classify;
+mod client;
 pub mod command;
 mod contained;
 pub mod curl;
 mod curl_multi;
 mod deadline;
+pub mod library;
 pub mod pool;
 mod quic_errors;
 mod raw;
@@ -19,15 +22,14 @@ pub mod reqwest_blocking;
 pub mod tls;
 pub mod ureq;
 
-use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use httpbench_shared::protocol::native_clients;
 use httpbench_shared::{CpuTime, Mode, Outcome};
 use url::Url;
 
-use crate::progress::Printer;
+pub use client::Client;
+pub use library::Library;
 
 /// One client, ready to make sequential requests in one mode.
 pub trait Driver {
@@ -144,194 +146,14 @@ pub struct DriverConfig {
     pub http: httpbench_shared::model::HttpVersion,
 }
 
-/// The native clients httpbench can drive; names, descriptions and the default selection come from the
-/// shared catalog (`httpbench_shared::protocol::CLIENTS`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ClientKind {
-    /// libcurl through the `curl` crate.
-    Curl,
-    /// libcurl's multi interface: one thread, an easy handle per request in flight.
-    CurlMulti,
-    /// `ureq` 3 (blocking, pure Rust).
-    Ureq,
-    /// `reqwest::blocking` (hyper on a background tokio runtime).
-    Reqwest,
-    /// `reqwest` async on a current-thread tokio runtime.
-    ReqwestAsync,
-    /// std `TcpStream` (and rustls on it for https) with a fixed request: the floor.
-    Raw,
-}
+/// The in-process client libraries, one module each, in the client table's order: each the driver of the
+/// table's `Made::Library` row of its name (a test holds the two together).
+pub static LIBRARIES: [&dyn Library; 6] =
+    [&curl::Lib, &curl_multi::Lib, &ureq::Lib, &reqwest_blocking::Lib, &reqwest_async::Lib, &raw::Lib];
 
-impl ClientKind {
-    /// Every client, in catalog order.
-    pub const ALL: [ClientKind; 6] = [
-        ClientKind::Curl,
-        ClientKind::CurlMulti,
-        ClientKind::Ureq,
-        ClientKind::Reqwest,
-        ClientKind::ReqwestAsync,
-        ClientKind::Raw,
-    ];
-
-    /// Name on the command line and in reports: the catalog's.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClientKind::Curl => "curl",
-            ClientKind::CurlMulti => "curl-multi",
-            ClientKind::Ureq => "ureq",
-            ClientKind::Reqwest => "reqwest",
-            ClientKind::ReqwestAsync => "reqwest-async",
-            ClientKind::Raw => "raw",
-        }
-    }
-
-    /// The client of a catalog name.
-    pub fn from_name(name: &str) -> Option<ClientKind> {
-        Self::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    /// The catalog's default selection.
-    pub fn defaults() -> Vec<ClientKind> {
-        native_clients().filter(|c| c.default).filter_map(|c| Self::from_name(c.name)).collect()
-    }
-
-    /// The library version recorded in the report.
-    pub fn version(self) -> String {
-        match self {
-            ClientKind::Curl | ClientKind::CurlMulti => curl::version(),
-            ClientKind::Ureq => format!("ureq {}", env!("HTTPBENCH_VERSION_UREQ")),
-            ClientKind::Reqwest | ClientKind::ReqwestAsync => {
-                format!("reqwest {} (hyper {})", env!("HTTPBENCH_VERSION_REQWEST"), env!("HTTPBENCH_VERSION_HYPER"))
-            }
-            ClientKind::Raw => format!(
-                "std::net::TcpStream (rustc {}), rustls {} over TLS, quinn {} + h3 {} over HTTP/3",
-                env!("HTTPBENCH_RUSTC_VERSION"),
-                env!("HTTPBENCH_VERSION_RUSTLS"),
-                env!("HTTPBENCH_VERSION_QUINN"),
-                env!("HTTPBENCH_VERSION_H3")
-            ),
-        }
-    }
-
-    /// Why this build's copy of the client cannot make requests over `http`, if it cannot: asked of the
-    /// library at run time (the catalog says what the client speaks; a libcurl may be built without HTTP/2).
-    pub fn cannot_speak(self, http: httpbench_shared::model::HttpVersion) -> Option<String> {
-        match self {
-            ClientKind::Curl | ClientKind::CurlMulti => curl::cannot_speak(http),
-            _ => None,
-        }
-    }
-
-    /// A driver for this client keeping `in_flight` requests in flight (1: sequential); fails only when the
-    /// client cannot be set up at all. Blocking clients get a thread and a driver each; reqwest-async tasks on
-    /// one runtime; curl-multi is one multi handle at any level; raw over plaintext one epoll loop, over
-    /// HTTP/3 tasks on one runtime (quinn and h3).
-    pub fn driver(self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
-        Ok(match (self, in_flight) {
-            (ClientKind::Raw, n) if config.http == httpbench_shared::model::HttpVersion::Http3 => {
-                Box::new(Pooled(raw_h3::RawH3::new(config, n)?))
-            }
-            (ClientKind::CurlMulti, n) => Box::new(Pooled(curl_multi::CurlMulti::new(config, n))),
-            (_, 0 | 1) => self.one(config)?,
-            (ClientKind::ReqwestAsync, n) => Box::new(Pooled(reqwest_async::AsyncPool::new(config, n)?)),
-            (ClientKind::Raw, n) if config.url.scheme() == "http" => {
-                Box::new(Pooled(raw_pool::RawPool::new(config, n)?))
-            }
-            (_, n) => {
-                let drivers = (0..n).map(|_| self.one(config)).collect::<anyhow::Result<Vec<_>>>()?;
-                Box::new(Pooled(pool::Threads::new(drivers)))
-            }
-        })
-    }
-
-    /// A driver making one request at a time, to be moved to a pool's thread; a panic in its library is one
-    /// failed request ([`contained`]).
-    fn one(self, config: &DriverConfig) -> anyhow::Result<Box<dyn Driver + Send>> {
-        let driver: Box<dyn Driver + Send> = match self {
-            ClientKind::Curl | ClientKind::CurlMulti => Box::new(curl::CurlDriver::new(config)),
-            ClientKind::Ureq => Box::new(ureq::UreqDriver::new(config)),
-            ClientKind::Reqwest => Box::new(reqwest_blocking::ReqwestDriver::new(config)),
-            ClientKind::ReqwestAsync => Box::new(reqwest_async::ReqwestAsyncDriver::new(config)?),
-            ClientKind::Raw => Box::new(raw::RawDriver::new(config)),
-        };
-        Ok(Box::new(contained::Contained::new(driver)))
-    }
-}
-
-impl fmt::Display for ClientKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A client a run can name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Client {
-    /// A library in this process.
-    Lib(ClientKind),
-    /// Another process speaking the command-client protocol.
-    Command(command::Spec),
-}
-
-impl Client {
-    /// Its name in `--clients` and in reports.
-    pub fn name(&self) -> &str {
-        match self {
-            Client::Lib(k) => k.name(),
-            Client::Command(s) => &s.name,
-        }
-    }
-
-    /// The library version, where it is known before the run (a command client reports its own).
-    pub fn version(&self) -> Option<String> {
-        match self {
-            Client::Lib(k) => Some(k.version()),
-            Client::Command(_) => None,
-        }
-    }
-
-    /// The HTTP versions a command client speaks beyond HTTP/1.1 alone, for the session's matrix (the
-    /// catalog knows the in-process clients').
-    pub fn declared_versions(&self) -> Option<&'static [httpbench_shared::model::HttpVersion]> {
-        match self {
-            Client::Command(command::Spec { program: command::Program::Builtin(b), .. }) => b.versions,
-            _ => None,
-        }
-    }
-
-    /// Why this client cannot make requests over `http` in this build, if it cannot ([`ClientKind::cannot_speak`]).
-    pub fn cannot_speak(&self, http: httpbench_shared::model::HttpVersion) -> Option<String> {
-        match self {
-            Client::Lib(k) => k.cannot_speak(http),
-            Client::Command(_) => None,
-        }
-    }
-
-    /// A driver for one case, keeping `in_flight` requests in flight (a command client makes one at a time:
-    /// the session leaves it out of other levels). A library that cannot be set up, or an adapter that does
-    /// not start, still gives a driver: its failure becomes the case's. Starting an adapter waits for it
-    /// (bounded, and `stop` ends the wait).
-    pub fn driver(
-        &self,
-        config: &DriverConfig,
-        in_flight: usize,
-        stop: &AtomicBool,
-        printer: &Printer,
-    ) -> Box<dyn Driver> {
-        match self {
-            Client::Lib(k) => k.driver(config, in_flight).unwrap_or_else(|e| {
-                eprintln!("httpbench: {k}/{}: cannot set up the client: {e:#}", config.mode);
-                Box::new(Broken)
-            }),
-            Client::Command(spec) => Box::new(command::CommandDriver::start(spec, config, stop, printer)),
-        }
-    }
-}
-
-impl fmt::Display for Client {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// The library module of the client named `name`.
+pub fn library(name: &str) -> Option<&'static dyn Library> {
+    LIBRARIES.iter().copied().find(|l| l.name() == name)
 }
 
 /// Install the process-wide rustls crypto provider (ring) once, before any TLS client is built: with two
@@ -342,13 +164,19 @@ pub fn init_tls() {
 
 #[cfg(test)]
 mod tests {
+    use httpbench_shared::protocol::libraries;
+
     use super::*;
 
-    /// The drivers cover exactly the catalog's native clients, in its order.
+    /// The modules drive exactly the table's libraries, in its order, and each reports a version.
     #[test]
-    fn every_catalog_client_has_a_driver() {
-        let catalog: Vec<&str> = native_clients().map(|c| c.name).collect();
-        let drivers: Vec<&str> = ClientKind::ALL.iter().map(|c| c.name()).collect();
-        assert_eq!(drivers, catalog);
+    fn every_library_row_has_its_module_and_nothing_else_does() {
+        let rows: Vec<&str> = libraries().map(|c| c.name).collect();
+        let modules: Vec<&str> = LIBRARIES.iter().map(|l| l.name()).collect();
+        assert_eq!(modules, rows);
+        for info in libraries() {
+            let version = library(info.name).map(|l| l.version(info)).unwrap_or_default();
+            assert!(!version.is_empty() && !version.contains("unknown"), "{}: {version}", info.name);
+        }
     }
 }

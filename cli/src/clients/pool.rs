@@ -102,7 +102,9 @@ pub fn run_tasks<F, Fut>(
                 while !stop.load(Ordering::Relaxed) && tickets.take() {
                     let t0 = Instant::now();
                     // A panic in the client library is one failed request, not the end of the run.
-                    let Done { outcome, phases, reason } = super::contained::request(request()).await;
+                    let done = super::contained::request(request()).await;
+                    let Done { outcome, phases, reason } =
+                        done.unwrap_or_else(|why| Done::failed(super::contained::failed(), why));
                     let sample = Sample { outcome, latency: t0.elapsed(), phases, reason };
                     if tx.send(sample).await.is_err() {
                         break;

@@ -18,6 +18,39 @@ use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use super::classify::io_kind;
 use super::deadline::Timed;
 use super::{Driver, DriverConfig};
+use httpbench_shared::protocol::ClientInfo;
+
+use super::library::{blocking, locked, Library};
+use super::Pooled;
+
+/// The floor: sequentially a [`RawDriver`] (a thread each at a level over TLS), over plaintext at a level one
+/// epoll loop (`raw_pool`), over HTTP/3 tasks on one runtime (`raw_h3`): the `raw` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "raw"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        Ok(match in_flight {
+            _ if config.http == HttpVersion::Http3 => Box::new(Pooled(super::raw_h3::RawH3::new(config, in_flight)?)),
+            0 | 1 => blocking(1, || Ok(RawDriver::new(config)))?,
+            n if config.url.scheme() == "http" => Box::new(Pooled(super::raw_pool::RawPool::new(config, n)?)),
+            n => blocking(n, || Ok(RawDriver::new(config)))?,
+        })
+    }
+
+    fn version(&self, _: &ClientInfo) -> String {
+        format!(
+            "std::net::TcpStream (rustc {}), rustls {} over TLS, quinn {} + h3 {} over HTTP/3",
+            env!("HTTPBENCH_RUSTC_VERSION"),
+            locked("rustls"),
+            locked("quinn"),
+            locked("h3")
+        )
+    }
+}
 
 const BUF_BYTES: usize = 64 * 1024;
 

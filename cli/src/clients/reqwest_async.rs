@@ -13,9 +13,27 @@ use tokio::runtime::{Builder, Runtime};
 
 use super::pool::{Done, Sample};
 
+use super::library::{blocking, Library};
 use super::reqwest_blocking::{held_to_length, observed, unchecked_length, Failure};
 use super::tls;
 use super::{Driver, DriverConfig};
+
+/// reqwest's async client: sequentially a driver with its runtime, concurrently tasks on one runtime
+/// ([`AsyncPool`]): the `reqwest-async` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "reqwest-async"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        match in_flight {
+            0 | 1 => blocking(1, || ReqwestAsyncDriver::new(config)),
+            n => Ok(Box::new(super::Pooled(AsyncPool::new(config, n)?))),
+        }
+    }
+}
 
 /// The async reqwest client.
 pub struct ReqwestAsyncDriver {

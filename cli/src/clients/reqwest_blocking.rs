@@ -9,8 +9,22 @@ use httpbench_shared::{ErrorKind, Mode, Outcome};
 use reqwest::blocking::Client;
 
 use super::classify::chain_kind;
+use super::library::{blocking, Library};
 use super::tls;
 use super::{Driver, DriverConfig};
+
+/// reqwest's blocking client, one per driver: the `reqwest` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "reqwest"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        blocking(in_flight, || Ok(ReqwestDriver::new(config)))
+    }
+}
 
 /// The blocking reqwest client.
 pub struct ReqwestDriver {

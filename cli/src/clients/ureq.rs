@@ -12,7 +12,21 @@ use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 use ureq::Agent;
 
 use super::classify::{chain_kind, io_kind};
+use super::library::{blocking, Library};
 use super::{Driver, DriverConfig};
+
+/// ureq, a blocking agent per driver: the `ureq` row of the client table.
+pub struct Lib;
+
+impl Library for Lib {
+    fn name(&self) -> &'static str {
+        "ureq"
+    }
+
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+        blocking(in_flight, || Ok(UreqDriver::new(config)))
+    }
+}
 
 /// The ureq client.
 pub struct UreqDriver {

@@ -1,8 +1,10 @@
-//! The client catalog: every in-process client httpbench knows, native and browser, with what it is. Front
-//! ends map the names they can run to drivers; lists typed by users (`--clients`, `--browser-clients`, the
-//! page's form and query string) are read by [`parse_client_list`], so a name means the same everywhere.
-//! Command clients (another process speaking the adapter protocol) are the CLI's alone: its built-in ones are
-//! listed in `cli/src/clients/command/builtin.rs`, users add their own with `--client-cmd`.
+//! The client table: every client httpbench knows, native library, command client and browser client, one row
+//! each with what it is (name, environment, the HTTP versions it speaks, whether a run without a list includes
+//! it, how it reports its version and how its driver is made). Front ends make drivers for the rows they can
+//! run (the CLI one module per library or adapter language, the page one per browser client); lists typed by
+//! users (`--clients`, `--browser-clients`, the page's form and link) are read by [`parse_client_list`], so a
+//! name means the same everywhere. A user's own command client (`--client-cmd`) is beyond the table: it declares
+//! its versions, and the matrix treats it like a command client of the table.
 
 use thiserror::Error;
 
@@ -17,63 +19,112 @@ pub struct ClientInfo {
     pub environment: EnvironmentKind,
     /// Whether a run without a client list includes it.
     pub default: bool,
-    /// The cargo feature of the page that builds it in, if it is optional.
-    pub feature: Option<&'static str>,
     /// The HTTP versions it speaks (2 over TLS by ALPN, 3 over QUIC). A browser client uses the browser's HTTP
     /// stack.
     pub versions: &'static [HttpVersion],
+    /// How its driver is made, which says how it reports its version.
+    pub made: Made,
+    /// What it is, in one line (`--help` and the README's table).
+    pub about: &'static str,
 }
 
-const H1: &[HttpVersion] = &[HttpVersion::Http11];
-const H1_H2: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2];
-const H1_H3: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http3];
-/// HTTP/3 alone (a command client on a QUIC library).
-pub const HTTP3_ONLY: &[HttpVersion] = &[HttpVersion::Http3];
-const ALL: &[HttpVersion] = &[HttpVersion::Http11, HttpVersion::Http2, HttpVersion::Http3];
-
-const fn native(name: &'static str, default: bool, versions: &'static [HttpVersion]) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Native, default, feature: None, versions }
+/// How a client's driver is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// A library in the CLI's process, driven by its module in `cli/src/clients/`. Its version is that of
+    /// `crates` as Cargo.lock pins them (the first named, the others in brackets); none: the module asks the
+    /// library at run time (libcurl is the system's).
+    Library {
+        /// The crates whose versions name it.
+        crates: &'static [&'static str],
+    },
+    /// Another process speaking the adapter protocol (a command client): one request at a time, its version
+    /// the one the adapter reports.
+    Command(Adapter),
+    /// A client of the page, in the browser's wasm; its version the page records.
+    Browser {
+        /// The cargo feature of the page that builds it in, if it is optional.
+        feature: Option<&'static str>,
+    },
 }
 
-const fn browser(name: &'static str, feature: Option<&'static str>) -> ClientInfo {
-    ClientInfo { name, environment: EnvironmentKind::Browser, default: feature.is_none(), feature, versions: ALL }
+/// How a built-in command client is started: the adapter of its language (compiled into the CLI) run by its
+/// interpreter, the client picked by an argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Adapter {
+    /// The adapter's language, one file in `adapters/`.
+    pub script: Script,
+    /// The argument that picks the client in the adapter.
+    pub arg: &'static str,
+    /// How to install what it needs on Debian, for the "unavailable" note.
+    pub install: &'static str,
 }
 
-/// Every client, native first, each environment's in report order.
-pub const CLIENTS: [ClientInfo; 11] = [
-    // libcurl through the curl crate (easy interface)
-    native("curl", true, H1_H2),
-    // libcurl's multi interface: one thread driving one easy handle per request in flight
-    native("curl-multi", false, H1_H2),
-    // ureq 3, blocking, rustls
-    native("ureq", true, H1),
-    // reqwest's blocking client, rustls; HTTP/3 through its (unstable) quinn + h3 client
-    native("reqwest", true, ALL),
-    // reqwest's async client on a tokio runtime
-    native("reqwest-async", false, ALL),
-    // the floor: a std TcpStream with a fixed request, read by Content-Length; over HTTP/3 quinn + h3 directly,
-    // a request stream per request
-    native("raw", false, H1_H3),
-    // window.fetch through web-sys, body read with arrayBuffer()
-    browser("fetch", None),
-    // gloo-net's fetch wrapper, body copied into wasm memory
-    browser("gloo-net", None),
-    // XMLHttpRequest through web-sys, responseType arraybuffer
-    browser("xhr", None),
-    // reqwest compiled to wasm32 (its fetch backend)
-    browser("reqwest", Some("reqwest")),
-    // the same fetch loop in plain JavaScript: the floor of the wasm clients
-    browser("js-fetch", None),
-];
+/// The adapters, one per language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Script {
+    /// `adapters/perl.pl`, run by `perl -e`.
+    Perl,
+    /// `adapters/python.py`, run by `python3 -c`.
+    Python,
+    /// `adapters/node.mjs`, run by `node --input-type=module -e`.
+    Node,
+}
+
+impl Script {
+    /// The interpreter, looked up on PATH, and its flags before the adapter's source (one argument after them).
+    pub fn interpreter(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Script::Perl => ("perl", &["-e"]),
+            Script::Python => ("python3", &["-c"]),
+            Script::Node => ("node", &["--input-type=module", "-e"]),
+        }
+    }
+}
+
+impl ClientInfo {
+    /// Whether it is a command client (another process, one request at a time).
+    pub fn is_command(&self) -> bool {
+        matches!(self.made, Made::Command(_))
+    }
+
+    /// The page feature that builds it in, for a browser client that is optional.
+    pub fn feature(&self) -> Option<&'static str> {
+        match self.made {
+            Made::Browser { feature } => feature,
+            _ => None,
+        }
+    }
+
+    /// Whether `all` in a client list includes it: every client but the command clients (other processes,
+    /// each with an interpreter to install, named one by one).
+    pub fn in_all(&self) -> bool {
+        !self.is_command()
+    }
+}
+
+mod table;
+
+pub use table::CLIENTS;
 
 /// The clients of one environment.
 pub fn clients_of(environment: EnvironmentKind) -> impl Iterator<Item = &'static ClientInfo> {
     CLIENTS.iter().filter(move |c| c.environment == environment)
 }
 
-/// The native clients.
+/// The native clients: libraries, then command clients.
 pub fn native_clients() -> impl Iterator<Item = &'static ClientInfo> {
     clients_of(EnvironmentKind::Native)
+}
+
+/// The native clients in the CLI's process (no command clients).
+pub fn libraries() -> impl Iterator<Item = &'static ClientInfo> {
+    native_clients().filter(|c| matches!(c.made, Made::Library { .. }))
+}
+
+/// The built-in command clients.
+pub fn commands() -> impl Iterator<Item = &'static ClientInfo> {
+    native_clients().filter(|c| c.is_command())
 }
 
 /// The browser clients (all of them; a page build without a feature lacks that one).
@@ -87,8 +138,8 @@ pub fn client(environment: EnvironmentKind, name: &str) -> Option<&'static Clien
 }
 
 /// Why client `name` of `environment` cannot make requests over `version`, if it cannot: such a case is left
-/// out of a run and the report says why. A client beyond the catalog (a command client) speaks the versions
-/// its front end `declared` for it, HTTP/1.1 when none were.
+/// out of a run and the report says why. A client of the table speaks its row's versions; one beyond it (a
+/// user's command client) the versions its front end `declared` for it, HTTP/1.1 when none were.
 pub fn cannot_speak(
     environment: EnvironmentKind,
     name: &str,
@@ -97,15 +148,13 @@ pub fn cannot_speak(
 ) -> Option<&'static str> {
     let versions = match (client(environment, name), declared) {
         (Some(c), _) => c.versions,
-        (None, Some(declared)) if declared.contains(&version) => return None,
-        (None, Some(HTTP3_ONLY)) => return Some("HTTP/3 only"),
-        (None, Some(_)) => return Some("not an HTTP version of this command client"),
-        (None, None) if version == HttpVersion::Http11 => return None,
-        (None, None) => return Some("command clients speak HTTP/1.1 only"),
+        (None, Some(declared)) => declared,
+        (None, None) => &[HttpVersion::Http11],
     };
     match version {
         _ if versions.contains(&version) => None,
-        _ if versions == H1 => Some("HTTP/1.1 only"),
+        _ if versions == [HttpVersion::Http11] => Some("HTTP/1.1 only"),
+        _ if versions == [HttpVersion::Http3] => Some("HTTP/3 only"),
         HttpVersion::Http11 => Some("no HTTP/1.1 in this client"),
         HttpVersion::Http2 => Some("no HTTP/2 in this client"),
         HttpVersion::Http3 => Some("no HTTP/3 in this client"),
@@ -113,14 +162,12 @@ pub fn cannot_speak(
 }
 
 /// Why client `name` of `environment` cannot keep `concurrency` requests in flight, if it cannot: such a
-/// case is left out of a run and the report says why. Command clients make one request at a time.
+/// case is left out of a run and the report says why. Command clients, of the table or a user's, make one
+/// request at a time.
 pub fn cannot_run_at(environment: EnvironmentKind, name: &str, concurrency: u32) -> Option<&'static str> {
-    match (concurrency, client(environment, name)) {
-        (0 | 1, _) | (_, Some(_)) => None,
-        (_, None) => Some("command clients make one request at a time"),
-    }
+    let command = client(environment, name).is_none_or(ClientInfo::is_command);
+    (concurrency > 1 && command).then_some("command clients make one request at a time")
 }
-
 /// Why fresh mode cannot be run in `environment` over `http` with `concurrency` requests in flight, if it
 /// cannot. A browser puts all its requests in flight to a host on one HTTP/2 connection, so they cannot have a
 /// connection each; and when the server ends it after an answer (`close=1`), Chromium fails the requests it
@@ -154,8 +201,9 @@ pub enum ClientListError {
 }
 
 /// Read a comma-separated client list of `environment`: names in the order given, without repeats. A name is
-/// accepted when it is in `available` (the names this front end can run: catalog clients in catalog order,
-/// then any others it knows, such as the CLI's command clients); `all` is every catalog client in `available`.
+/// accepted when it is in `available` (the names this front end can run: table clients in table order, then
+/// any others it knows, such as a user's command clients); `all` is every client of the table in `available`
+/// that `all` includes ([`ClientInfo::in_all`]).
 pub fn parse_client_list<'a>(
     environment: EnvironmentKind,
     list: &str,
@@ -165,7 +213,7 @@ pub fn parse_client_list<'a>(
     let mut out: Vec<&'a str> = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let names: Vec<&'a str> = if name == "all" {
-            available.iter().copied().filter(|n| client(environment, n).is_some()).collect()
+            available.iter().copied().filter(|n| client(environment, n).is_some_and(ClientInfo::in_all)).collect()
         } else {
             match available.iter().find(|n| **n == name) {
                 Some(n) => vec![*n],
@@ -202,7 +250,7 @@ mod tests {
     }
 
     #[test]
-    fn names_beyond_the_catalog_are_accepted_but_not_in_all() {
+    fn names_beyond_the_table_and_command_clients_are_accepted_but_not_in_all() {
         let available = ["curl", "raw", "perl-lwp", "mine"];
         let p = |s| parse_client_list(EnvironmentKind::Native, s, &available);
         assert_eq!(p("all,mine").unwrap(), ["curl", "raw", "mine"]);
@@ -225,21 +273,28 @@ mod tests {
         let h3 = |name| cannot_speak(EnvironmentKind::Native, name, HttpVersion::Http3, None);
         assert_eq!((h3("raw"), h3("reqwest"), h3("reqwest-async")), (None, None, None));
         assert_eq!((h3("curl"), h3("ureq")), (Some("no HTTP/3 in this client"), Some("HTTP/1.1 only")));
-        assert!(h3("perl-lwp").unwrap().contains("command clients"));
-        assert!(n("perl-lwp").unwrap().contains("command clients"));
+        assert_eq!((h3("perl-lwp"), n("perl-lwp")), (Some("HTTP/1.1 only"), Some("HTTP/1.1 only")));
         assert_eq!(cannot_speak(EnvironmentKind::Native, "perl-lwp", HttpVersion::Http11, None), None);
-        // A command client its front end declared to speak HTTP/3 alone.
-        let quic = |v| cannot_speak(EnvironmentKind::Native, "python-aioquic", v, Some(HTTP3_ONLY));
+        let quic = |v| cannot_speak(EnvironmentKind::Native, "python-aioquic", v, None);
         assert_eq!((quic(HttpVersion::Http3), quic(HttpVersion::Http11)), (None, Some("HTTP/3 only")));
-        // The catalog wins over a declaration for one of its own names.
+        // A user's command client speaks what it declared, HTTP/1.1 when it declared nothing, like a row.
+        let mine = |v, declared| cannot_speak(EnvironmentKind::Native, "mine", v, declared);
+        let h1_h2 = [HttpVersion::Http11, HttpVersion::Http2];
         assert_eq!(
-            cannot_speak(EnvironmentKind::Native, "ureq", HttpVersion::Http3, Some(HTTP3_ONLY)),
+            (mine(HttpVersion::Http2, Some(&h1_h2[..])), mine(HttpVersion::Http2, None)),
+            (None, Some("HTTP/1.1 only"))
+        );
+        assert_eq!(mine(HttpVersion::Http3, Some(&h1_h2[..])), Some("no HTTP/3 in this client"));
+        // The table wins over a declaration for one of its own names.
+        assert_eq!(
+            cannot_speak(EnvironmentKind::Native, "ureq", HttpVersion::Http3, Some(&[HttpVersion::Http3])),
             Some("HTTP/1.1 only")
         );
         assert!(browser_clients().all(|c| cannot_speak(c.environment, c.name, HttpVersion::Http2, None).is_none()));
         assert_eq!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 1), None);
         assert!(cannot_run_at(EnvironmentKind::Native, "perl-lwp", 2).unwrap().contains("one request at a time"));
-        assert!(CLIENTS.iter().all(|c| cannot_run_at(c.environment, c.name, 64).is_none()));
+        assert!(cannot_run_at(EnvironmentKind::Native, "mine", 2).is_some());
+        assert!(CLIENTS.iter().all(|c| cannot_run_at(c.environment, c.name, 64).is_none() != c.is_command()));
     }
 
     #[test]
@@ -256,9 +311,17 @@ mod tests {
         for env in [EnvironmentKind::Native, EnvironmentKind::Browser] {
             let names: Vec<&str> = clients_of(env).map(|c| c.name).collect();
             let mut unique = names.clone();
+            unique.sort_unstable();
             unique.dedup();
-            assert_eq!(names, unique);
+            assert_eq!(names.len(), unique.len(), "{names:?}");
+            assert!(names.iter().all(|n| crate::protocol::check_name(n).is_ok() && *n != "all"));
         }
+        // Native rows: libraries first, then command clients (the report's order); none of them in `all`.
+        let kinds: Vec<bool> = native_clients().map(ClientInfo::is_command).collect();
+        assert!(kinds.windows(2).all(|w| w[0] <= w[1]), "{kinds:?}");
+        let everything: Vec<&str> = native_clients().map(|c| c.name).collect();
+        let all = parse_client_list(EnvironmentKind::Native, "all", &everything).unwrap();
+        assert_eq!(all, libraries().map(|c| c.name).collect::<Vec<_>>());
         let defaults: Vec<&str> = native_clients().filter(|c| c.default).map(|c| c.name).collect();
         assert_eq!(defaults, ["curl", "ureq", "reqwest"]);
         let defaults: Vec<&str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();

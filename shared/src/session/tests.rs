@@ -260,7 +260,7 @@ fn http_versions_are_a_dimension_and_clients_without_h2_are_skipped_with_a_reaso
     let s = session.settings();
     assert!(s.tls);
     assert_eq!(s.http_versions, [HttpVersion::Http11, HttpVersion::Http2]);
-    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "perl-lwp over HTTP/2 (command clients speak HTTP/1.1 only)"];
+    let skipped = ["ureq over HTTP/2 (HTTP/1.1 only)", "perl-lwp over HTTP/2 (HTTP/1.1 only)"];
     assert_eq!(s.skipped, skipped);
     // One version: no suffix.
     let one = Session::new(

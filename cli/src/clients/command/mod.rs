@@ -6,10 +6,10 @@
 //! an adapter that breaks the protocol is stopped with a one-line reason naming it and the bad line; its case
 //! keeps what it measured and the other cases go on.
 
-pub mod builtin;
 mod lines;
 mod pipe;
 mod process;
+pub mod script;
 mod witness;
 
 use std::io::Write;
@@ -17,9 +17,10 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use httpbench_shared::model::HttpVersion;
+use httpbench_shared::protocol::Adapter as AdapterRow;
 use httpbench_shared::{CpuTime, ErrorKind, Outcome};
 
-use self::builtin::Builtin;
 use self::lines::Line;
 use self::pipe::Next;
 use self::process::Adapter;
@@ -32,21 +33,24 @@ pub const START_LIMIT: Duration = Duration::from_secs(30);
 /// How much longer than `--timeout` an adapter may take for one request line: its own bookkeeping.
 pub const LINE_GRACE: Duration = Duration::from_secs(2);
 
-/// A command client: its name, and how to start it.
+/// A command client: its name, how to start it, and the HTTP versions it speaks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
     /// The name in `--clients` and in reports.
     pub name: String,
     /// What to start.
     pub program: Program,
+    /// The HTTP versions it speaks: its row's, or those a user's command declared (HTTP/1.1 when it declared
+    /// none).
+    pub versions: Vec<HttpVersion>,
 }
 
 /// What a command client runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Program {
-    /// One of httpbench's own adapters.
-    Builtin(&'static Builtin),
-    /// A user's command (`--client-cmd NAME=COMMAND`), run through `sh -c`.
+    /// One of httpbench's own adapters (a command row of the client table).
+    Builtin(&'static AdapterRow),
+    /// A user's command (`--client-cmd NAME[@VERSIONS]=COMMAND`), run through `sh -c`.
     Shell(String),
 }
 
@@ -55,7 +59,7 @@ impl Spec {
     fn command(&self, config: &DriverConfig) -> Command {
         let mut cmd = match &self.program {
             Program::Builtin(b) => {
-                let argv = b.argv();
+                let argv = script::argv(b);
                 let mut c = Command::new(argv[0]);
                 c.args(&argv[1..]);
                 c
@@ -85,7 +89,7 @@ impl Spec {
     /// The name of what is missing when the program cannot be started, and how to install it.
     fn missing(&self) -> String {
         match &self.program {
-            Program::Builtin(b) => format!("{} is not on PATH; install: {}", b.interpreter, b.install),
+            Program::Builtin(b) => format!("{} is not on PATH; install: {}", b.script.interpreter().0, b.install),
             Program::Shell(_) => "sh is not on PATH".into(),
         }
     }
