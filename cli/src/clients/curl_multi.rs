@@ -105,6 +105,14 @@ impl CurlMulti {
             let outcome = Outcome::failed(ErrorKind::Other, None);
             return Sample { outcome, latency, phases: None, reason: Some("libcurl lost a transfer".into()) };
         };
+        // A message's result carries no description; the handle's error buffer does ("no alternative
+        // certificate subject name matches"), as the easy interface's errors have it.
+        let result = result.map_err(|mut e| {
+            if let Some(extra) = h.take_error_buf() {
+                e.set_extra(extra);
+            }
+            e
+        });
         let sample = match result.and_then(|()| outcome_of(&mut h)) {
             Ok(outcome) => {
                 let phases = outcome.failure().is_none().then(|| phases_of(&mut h, &self.config)).flatten();
