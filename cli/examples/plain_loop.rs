@@ -16,9 +16,9 @@ use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use httpbench::browser::{find, Launch};
+use httpbench::browser::{find, Launch, ENGINES};
 use httpbench::process::KillOnDrop;
-use httpbench_shared::model::{Engine, Mode};
+use httpbench_shared::model::Mode;
 use httpbench_shared::parse::parse_reports;
 
 const PLAIN_LOOP: &str = include_str!("../../bench/plain-loop.html");
@@ -29,10 +29,10 @@ const RUN_LIMIT: Duration = Duration::from_secs(300);
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let engine = match args.first().map(String::as_str) {
-        Some("chromium") => Engine::Chromium,
-        Some("firefox") => Engine::Firefox,
-        other => bail!("ENGINE {other:?} must be chromium or firefox"),
+    let named = |name: &str| ENGINES.iter().map(|e| e.id()).find(|e| e.as_str() == name);
+    let Some(engine) = args.first().and_then(|a| named(a)) else {
+        let names: Vec<&str> = ENGINES.iter().map(|e| e.id().as_str()).collect();
+        bail!("ENGINE {:?} must be one of {}", args.first(), names.join(", "));
     };
     let number = |i: usize, default: u64, name: &str| -> anyhow::Result<u64> {
         args.get(i).map_or(Ok(default), |a| a.parse().with_context(|| format!("{name} '{a}' is not a number")))

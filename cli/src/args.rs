@@ -152,6 +152,15 @@ pub struct RunArgs {
     pub page_dir: Option<PathBuf>,
 }
 
+impl RunArgs {
+    /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`; its
+    /// [`BrowserEngine::path_flag`](crate::browser::BrowserEngine::path_flag)), if any.
+    pub fn browser_path(&self, flag: &str) -> Option<&std::path::Path> {
+        let given = [("--chromium", &self.chromium), ("--firefox", &self.firefox)];
+        given.into_iter().find(|(f, _)| *f == flag).and_then(|(_, path)| path.as_deref())
+    }
+}
+
 /// `--browser`'s engines, in the order they run (a type of its own: clap reads a bare `Vec` as many values).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Engines(pub Vec<Engine>);
@@ -326,4 +335,25 @@ pub struct ShareArgs {
     #[arg(long, value_name = "URL", env = "HTTPBENCH_PAGE_URL", default_value = "http://127.0.0.1:8080/app/",
           value_parser = usage::UrlParser)]
     pub page: Url,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::ENGINES;
+
+    /// Each engine's path flag is a flag of `run`, and what it gives is that engine's binary.
+    #[test]
+    fn each_engines_path_flag_gives_its_binary() {
+        for engine in ENGINES {
+            let flag = engine.path_flag();
+            let a =
+                Cli::try_parse_from(["httpbench", flag, "/opt/browser"]).unwrap_or_else(|e| panic!("{flag}: {e}")).run;
+            assert_eq!(a.browser_path(flag), Some(std::path::Path::new("/opt/browser")), "{flag}");
+            for other in ENGINES.iter().filter(|e| e.path_flag() != flag) {
+                // Not None: HTTPBENCH_CHROMIUM or HTTPBENCH_FIREFOX may be set where the tests run.
+                assert_ne!(a.browser_path(other.path_flag()), Some(std::path::Path::new("/opt/browser")), "{flag}");
+            }
+        }
+    }
 }

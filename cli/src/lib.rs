@@ -127,10 +127,16 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let results = options.browser.as_ref().map(|_| tempfile::tempdir()).transpose();
     let results = results.context("cannot create a folder for the browser's results in TMPDIR")?;
     let server = start_server(options, plan.server_cpu, results.as_ref().map(|r| r.path()))?;
-    let h1_target = browser::start_h1_target(options, plan.server_cpu)?;
-    let h3_target = browser::start_h3_target(options, plan.server_cpu)?;
+    let (h1_target, h3_target) = match &options.browser {
+        Some(_) => (
+            browser::start_h1_target(options.tls, &options.http_versions, plan.server_cpu)?,
+            browser::start_h3_target(options.tls, &options.http_versions, plan.server_cpu)?,
+        ),
+        None => (None, None),
+    };
     let server_cpus = server.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
-    let browser_placement = browser::place_browser(options, allowed.as_deref(), server_cpus.as_deref())?;
+    let browser_placement =
+        browser::place_browser(options.browser.as_ref(), allowed.as_deref(), server_cpus.as_deref())?;
     let placement = placement::record(plan.pin, client_cpus, server_cpus.clone());
     let url = match (&options.url, &server) {
         (Some(u), _) => u.clone(),
@@ -155,7 +161,15 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         browser::BrowserTargets { server: s, h1, h3, url: &url }
     });
     let pages = match (&options.browser, &targets) {
-        (Some(b), Some(t)) => Some(RefCell::new(browser::Pages::start(options, b, t, browser_placement, &stop))),
+        (Some(b), Some(t)) => Some(RefCell::new(browser::Pages::start(
+            b,
+            &options.plan,
+            options.timeout,
+            t,
+            browser_placement,
+            options.progress,
+            &stop,
+        ))),
         _ => None,
     };
     let native = measure(options, &url, &stop, header, ca, probe.as_ref(), pages.as_ref());

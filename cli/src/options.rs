@@ -4,14 +4,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use httpbench_shared::model::{Engine, Pin};
+use httpbench_shared::model::Pin;
 use httpbench_shared::parse::MAX_CASES;
 use httpbench_shared::protocol::{browser_clients, parse_client_list};
-use httpbench_shared::session::{Budget, Plan, Spelling};
+use httpbench_shared::session::{Budget, Matrix, Plan, Spelling};
 use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
 use url::Url;
 
 use crate::args::RunArgs;
+use crate::browser::BrowserOptions;
 use crate::clients::Client;
 pub use crate::compare::CompareOptions;
 use crate::usage::usage;
@@ -107,20 +108,8 @@ fn load(a: &RunArgs) -> Result<Load, Usage> {
     Ok(Load { concurrency, body_sizes, server_delays_ms })
 }
 
-/// Checked `--browser` options.
-#[derive(Debug, Clone)]
-pub struct BrowserOptions {
-    /// The browsers, one per engine, in the order they run.
-    pub binaries: Vec<crate::browser::Binary>,
-    /// Browser client names, in the order given.
-    pub clients: Vec<&'static str>,
-    /// The built page.
-    pub page_dir: PathBuf,
-    /// Chromium's placement, relative to the embedded server.
-    pub pin: Pin,
-}
-
-fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
+/// `--browser`'s options, the browser cases' matrix built from `run`'s (checked by [`RunOptions::with_browser`]).
+fn browser_options(a: &RunArgs, run: &RunOptions) -> Result<Option<BrowserOptions>, Usage> {
     let Some(engines) = &a.browser else {
         return Ok(None);
     };
@@ -132,22 +121,21 @@ fn browser_options(a: &RunArgs) -> Result<Option<BrowserOptions>, Usage> {
             .map_err(|e| Usage(format!("--browser-clients: {e}")))?,
         None => defaults,
     };
-    // The browsers before the page: a missing browser cannot be fixed by building the page.
+    // The browsers before the page: a missing browser cannot be fixed by building the page. Each engine's
+    // binary as given by its own path flag, else found on PATH.
     let binaries = engines
         .0
         .iter()
         .map(|&engine| {
-            let explicit = match engine {
-                Engine::Firefox => a.firefox.as_deref(),
-                Engine::Chromium | Engine::Webkit => a.chromium.as_deref(),
-            };
-            crate::browser::find(engine, explicit)
+            let flag = crate::browser::engines::lookup(engine)?.path_flag();
+            crate::browser::find(engine, a.browser_path(flag))
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(Usage)?;
     let page_dir = page_dir(a.page_dir.as_deref())?
         .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
-    Ok(Some(BrowserOptions { binaries, clients, page_dir, pin: a.browser_pin }))
+    let matrix = run.browser_matrix(clients);
+    Ok(Some(BrowserOptions { binaries, matrix, page_dir, pin: a.browser_pin }))
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
@@ -227,9 +215,9 @@ impl RunOptions {
 impl RunOptions {
     /// With `--browser`, the browser half's options, its matrix checked to have a case to run.
     fn with_browser(mut self, a: &RunArgs) -> Result<Self, Usage> {
-        self.browser = browser_options(a)?;
+        self.browser = browser_options(a, &self)?;
         let per_client = self.modes.len() * self.http_versions.len() * self.load.combinations();
-        let browser_cases = self.browser.as_ref().map_or(0, |b| b.clients.len() * b.binaries.len());
+        let browser_cases = self.browser.as_ref().map_or(0, |b| b.matrix.clients.len() * b.binaries.len());
         let cases = (self.clients.len() + browser_cases) * per_client;
         if cases > MAX_CASES {
             return usage(format!(
@@ -238,9 +226,35 @@ impl RunOptions {
             ));
         }
         if let Some(b) = &self.browser {
-            crate::browser::check(&self, b)?;
+            check_browser_matrix(&b.matrix)?;
         }
         Ok(self)
+    }
+
+    /// The browser cases' dimensions: the run's, for the browser `clients` (the page builds the same matrix
+    /// from its query). Over plaintext the browser speaks HTTP/1.1.
+    fn browser_matrix(&self, clients: Vec<&'static str>) -> Matrix {
+        let clients = clients.into_iter().map(String::from).collect();
+        let mut m = Matrix::new(EnvironmentKind::Browser, clients, self.modes.clone());
+        m.tls = self.tls || self.url.as_ref().is_some_and(|u| u.scheme() == "https");
+        if m.tls {
+            m.http_versions = self.http_versions.clone();
+        }
+        m.body_sizes = self.load.body_sizes.clone();
+        m.server_delays_ms = self.load.server_delays_ms.clone();
+        m.concurrency = self.load.concurrency.clone();
+        m
+    }
+}
+
+/// Refuse a browser half with no case to run (every one left out by the matrix's rules), before any work.
+fn check_browser_matrix(matrix: &Matrix) -> Result<(), Usage> {
+    match matrix.cases() {
+        (cases, _) if !cases.is_empty() => Ok(()),
+        (_, skipped) => Err(Usage(format!(
+            "--browser: no browser case can run: {}; add --mode reuse or a level of 1 to -c",
+            skipped.join("; ")
+        ))),
     }
 }
 

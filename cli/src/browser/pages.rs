@@ -21,8 +21,12 @@ use httpbench_shared::protocol::{seal_fragment, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
-use super::{matrix, page, tail, BrowserPlacement, BrowserTargets, Launch};
-use crate::options::{BrowserOptions, RunOptions};
+use super::engine::BrowserEngine;
+use super::launch::{tail, Launch};
+use super::options::BrowserOptions;
+use super::page;
+use super::placement::BrowserPlacement;
+use super::targets::BrowserTargets;
 use crate::process::KillOnDrop;
 use crate::progress::Progress;
 use crate::server::spawned::{ChildServer, ServerEvent};
@@ -30,8 +34,8 @@ use crate::usage::Usage;
 
 /// One engine's page run.
 struct PageRun {
-    engine: Engine,
-    /// Its browser, until the page is done.
+    engine: &'static dyn BrowserEngine,
+    /// Its browser, until the page is done (then ended by its engine, however the run ends).
     browser: Option<KillOnDrop>,
     /// Its profile folder (the log inside it), removed with the run; none for a browser that never started.
     _profile: Option<tempfile::TempDir>,
@@ -49,11 +53,24 @@ struct PageRun {
 
 impl PageRun {
     fn id(&self) -> &'static str {
-        self.engine.as_str()
+        self.engine.id().as_str()
     }
 
     fn heard(&mut self, what: String) {
         self.heard = (Instant::now(), what);
+    }
+
+    /// Its browser, if still running, ended by its engine.
+    fn end_browser(&mut self) {
+        if let Some(browser) = self.browser.take() {
+            self.engine.end(browser);
+        }
+    }
+}
+
+impl Drop for PageRun {
+    fn drop(&mut self) {
+        self.end_browser();
     }
 }
 
@@ -72,43 +89,41 @@ pub struct Pages<'a> {
 }
 
 impl<'a> Pages<'a> {
-    /// Start every engine of `b` headless on the page with the run's whole plan, named by its engine and
-    /// sealed (every page's seal is given to the server before any browser starts, so no page's word is
-    /// heard while another is sealed). An engine that cannot start is done at once, with the reason.
+    /// Start every engine of `b` headless on the page with the run's whole plan (`plan`, each request's
+    /// `timeout`, over `b`'s matrix), named by its engine and sealed (every page's seal is given to the server
+    /// before any browser starts, so no page's word is heard while another is sealed). An engine that cannot
+    /// start is done at once, with the reason. `progress`: whether a progress bar may be shown.
     pub fn start(
-        options: &RunOptions,
         b: &BrowserOptions,
+        plan: &Plan,
+        timeout: Duration,
         targets: &BrowserTargets<'a>,
         placed: Option<BrowserPlacement>,
+        progress: bool,
         stop: &'a AtomicBool,
     ) -> Self {
-        let matrix = matrix(options, b);
+        let matrix = &b.matrix;
         let (pins, cas) = (targets.pins(), targets.cas());
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
         let mut turns = Turns::new(b.binaries.len() + 1);
         let seals: Vec<anyhow::Result<String>> =
-            b.binaries.iter().map(|binary| targets.server.seal(binary.engine.as_str())).collect();
+            b.binaries.iter().map(|binary| targets.server.seal(binary.id().as_str())).collect();
         for (i, (binary, seal)) in b.binaries.iter().zip(seals).enumerate() {
-            let (targets_of_cases, quic_origins) =
-                (targets.targets(binary.engine), targets.quic_origins(binary.engine));
-            let plan = page::PagePlan {
-                plan: &options.plan,
-                matrix: &matrix,
-                targets: &targets_of_cases,
-                timeout: options.timeout,
-            };
+            let engine = binary.engine();
+            let (targets_of_cases, quic_origins) = (targets.targets(engine), targets.quic_origins(engine));
+            let page_plan = page::PagePlan { plan, matrix, targets: &targets_of_cases, timeout };
             let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas, quic_origins: &quic_origins };
-            let url = seal.map(|s| plan.url(&targets.server.url, binary.engine.as_str()) + &seal_fragment(&s));
-            let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(binary.engine, e));
+            let url = seal.map(|s| page_plan.url(&targets.server.url, binary.id().as_str()) + &seal_fragment(&s));
+            let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(engine, e));
             if run.outcome.is_some() {
                 turns.done(i + 1);
             }
             pages.push(run);
         }
-        let limit = page::silence_limit(options.timeout);
-        let asked = (options.plan, matrix, options.timeout);
-        Pages { server: targets.server, pages, turns, placed, limit, asked, progress: options.progress, stop }
+        let limit = page::silence_limit(timeout);
+        let asked = (*plan, matrix.clone(), timeout);
+        Pages { server: targets.server, pages, turns, placed, limit, asked, progress, stop }
     }
 
     /// The native clients wait at pass `pass`: hand out the turns until theirs comes (or the run is stopped).
@@ -125,7 +140,8 @@ impl<'a> Pages<'a> {
         self.drive(&progress, false);
         progress.finish();
         let interrupted = || Err(anyhow::anyhow!("interrupted before the browser cases finished"));
-        self.pages.into_iter().map(|p| (p.engine, p.outcome.unwrap_or_else(interrupted))).collect()
+        // Each browser still running is ended as its page run is dropped.
+        self.pages.into_iter().map(|mut p| (p.engine.id(), p.outcome.take().unwrap_or_else(interrupted))).collect()
     }
 
     /// Hand out turns and hear the pages until the native clients' turn comes (`for_native`) or every page is
@@ -214,7 +230,7 @@ impl<'a> Pages<'a> {
     /// reported: its figures would stand as the run's).
     fn answers(&self, side: usize, report: Report) -> anyhow::Result<Report> {
         let (plan, matrix, timeout) = &self.asked;
-        let engine = self.pages[side - 1].engine;
+        let engine = self.pages[side - 1].engine.id();
         let asked = Asked { plan, matrix, timeout: Some(*timeout), engine: Some(engine) };
         match check_answer(&report, &asked) {
             Ok(()) => Ok(report),
@@ -255,20 +271,21 @@ impl<'a> Pages<'a> {
         if page.outcome.is_none() {
             page.outcome = Some(outcome);
         }
-        page.browser = None;
+        page.end_browser();
         self.turns.done(side);
     }
 }
 
 /// Start `launch`'s browser on `url`, in a fresh profile of its own.
 fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
-    let engine = launch.binary.engine;
+    let engine = launch.binary.engine();
+    let name = engine.id();
     // This user's alone (0700): the start page in it carries the page's seal.
     let profile = tempfile::Builder::new()
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
         .tempdir()
-        .with_context(|| format!("cannot create a {engine} profile folder"))?;
-    let log = profile.path().join(format!("{engine}.log"));
+        .with_context(|| format!("cannot create a {name} profile folder"))?;
+    let log = profile.path().join(format!("{name}.log"));
     let browser = launch.start(url, profile.path(), &log)?;
     let cpus = crate::placement::process_cpus(browser.id()).ok();
     let heard = (Instant::now(), "nothing yet".to_string());
@@ -277,7 +294,7 @@ fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
 }
 
 /// A page run that never started, for `error`.
-fn failed(engine: Engine, error: anyhow::Error) -> PageRun {
+fn failed(engine: &'static dyn BrowserEngine, error: anyhow::Error) -> PageRun {
     let heard = (Instant::now(), String::new());
     let outcome = Some(Err(error));
     PageRun { engine, browser: None, _profile: None, log: PathBuf::new(), cpus: None, heard, granted: None, outcome }

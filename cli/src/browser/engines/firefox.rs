@@ -1,15 +1,21 @@
 //! Headless Firefox as `run --browser firefox` starts it, with no WebDriver: a fresh profile of the run's own
 //! whose `user.js` keeps Firefox off the network but for the benchmark, which trusts the run's generated CAs in
 //! that profile's NSS database only (`certutil`; never by turning verification off), placed on its CPUs and
-//! killed with httpbench. The page posts its results back to the embedded server, as in Chromium.
+//! killed with httpbench; it reaches the HTTP/3 target by a test-only Alt-Svc mapping of the host `localhost`.
+//! The page posts its results back to the embedded server, as in Chromium.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context};
+use httpbench_shared::model::Engine;
 
-use super::Launch;
+use crate::browser::engine::BrowserEngine;
+use crate::browser::launch::Launch;
 use crate::process::KillOnDrop;
+
+/// Firefox (Gecko): Debian's ESR, or a release.
+pub struct Firefox;
 
 /// The profile's preferences: no first-run or welcome pages, no telemetry, updates, add-on or settings
 /// downloads, captive-portal or connectivity probes, Safe Browsing, DNS over HTTPS, prefetching or push, so the
@@ -88,21 +94,54 @@ pub fn quic_prefs(origins: &[String]) -> String {
     prefs.iter().map(|(name, value)| pref_line(name, value)).collect()
 }
 
-/// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
-/// its output going to `log`.
-pub fn start(launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
-    let prefs = user_js() + &quic_prefs(launch.quic_origins);
-    std::fs::write(profile.join("user.js"), prefs).context("cannot write Firefox's user.js")?;
-    if !launch.cas.is_empty() {
-        trust(profile, launch.cas)?;
+impl BrowserEngine for Firefox {
+    fn id(&self) -> Engine {
+        Engine::Firefox
     }
-    let mut cmd = launch.command(log)?;
-    cmd.args(["--headless", "--no-remote", "--profile"])
-        .arg(profile)
-        .arg(url)
-        // No crash reporter dialog or upload; the log says what happened.
-        .env("MOZ_CRASHREPORTER_DISABLE", "1");
-    launch.spawn(&mut cmd)
+
+    fn binary_names(&self) -> &'static [&'static str] {
+        &["firefox-esr", "firefox"]
+    }
+
+    fn path_flag(&self) -> &'static str {
+        "--firefox"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "scripts/setup-web.sh --firefox, or Debian's apt-get install firefox-esr"
+    }
+
+    /// By the servers' CAs, trusted in the profile's NSS database alone ([`trust`]); no argument.
+    fn trust(&self, _spki_pins: &[String], cas: &[PathBuf], profile: &Path) -> anyhow::Result<Vec<String>> {
+        if !cas.is_empty() {
+            trust(profile, cas)?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// Firefox's only way to QUIC from the start, a test-only Alt-Svc mapping ([`quic_prefs`]), names a host and
+    /// covers every port of it: by the address, the page's own origin (127.0.0.1, another port) was sent to the
+    /// HTTP/3 target too and never loaded. By the name `localhost` (in the generated certificate) the mapping
+    /// covers the HTTP/3 target alone.
+    fn quic_host(&self) -> &'static str {
+        "localhost"
+    }
+
+    /// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
+    /// its output going to `log`.
+    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+        let prefs = user_js() + &quic_prefs(launch.quic_origins);
+        std::fs::write(profile.join("user.js"), prefs).context("cannot write Firefox's user.js")?;
+        let args = self.trust(launch.spki_pins, launch.cas, profile)?;
+        let mut cmd = launch.command(log)?;
+        cmd.args(args)
+            .args(["--headless", "--no-remote", "--profile"])
+            .arg(profile)
+            .arg(url)
+            // No crash reporter dialog or upload; the log says what happened.
+            .env("MOZ_CRASHREPORTER_DISABLE", "1");
+        launch.spawn(&mut cmd)
+    }
 }
 
 /// Make `profile`'s NSS database trust each of `cas` (PEM) to identify servers: `certutil` from Debian's
@@ -159,5 +198,11 @@ mod tests {
             assert!(js.lines().any(|l| l == line), "{line} missing from:\n{js}");
         }
         assert_eq!(js.lines().count(), PREFS.len());
+    }
+
+    #[test]
+    fn plaintext_needs_no_trust_and_no_certutil() {
+        let pins = ["sha256/AAAA".to_string()];
+        assert!(Firefox.trust(&pins, &[], Path::new("/nonexistent")).unwrap().is_empty());
     }
 }

@@ -1,0 +1,83 @@
+//! The browser engines `run --browser` can start, one module each, and their one table ([`ENGINES`]) that
+//! every lookup goes through ([`lookup`]). Which engines can be started has its home in the model,
+//! [`Engine::STARTED`] (what `--browser all` runs: the shared crate reads `--browser`'s list and cannot see
+//! this crate); the table holds exactly those, in that order, which a unit test keeps true.
+
+mod chromium;
+mod firefox;
+
+use httpbench_shared::model::Engine;
+
+use super::engine::BrowserEngine;
+
+pub use chromium::CHROMIUM_FLAGS;
+pub use firefox::user_js as firefox_user_js;
+
+/// Every engine `run --browser` can start, in [`Engine::STARTED`]'s order.
+pub const ENGINES: &[&dyn BrowserEngine] = &[&chromium::Chromium, &firefox::Firefox];
+
+/// The engine of the table that runs `engine`; an engine not in it (WebKit) is an error that says so, never
+/// another engine's start-up.
+pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
+    ENGINES.iter().copied().find(|e| e.id() == engine).ok_or_else(|| {
+        format!(
+            "run --browser cannot start {engine} yet; open the page in it by hand (httpbench serve prints its address)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_holds_every_started_engine_once_in_order() {
+        let ids: Vec<Engine> = ENGINES.iter().map(|e| e.id()).collect();
+        assert_eq!(ids, Engine::STARTED, "the table and Engine::STARTED (what --browser all runs) disagree");
+        for engine in Engine::STARTED {
+            assert_eq!(lookup(engine).map(|e| e.id()), Ok(engine));
+        }
+    }
+
+    #[test]
+    fn an_engine_not_in_the_table_is_refused_by_name() {
+        let e = lookup(Engine::Webkit).map(|e| e.id()).unwrap_err();
+        assert!(e.starts_with("run --browser cannot start webkit yet; open the page in it by hand"), "{e}");
+        let e = super::super::find(Engine::Webkit, None).unwrap_err();
+        assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
+        // Not even with a browser's path given: no other engine's start-up is tried.
+        let e = super::super::find(Engine::Webkit, Some(&std::env::current_exe().unwrap())).unwrap_err();
+        assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
+    }
+
+    #[test]
+    fn each_engine_has_a_flag_and_names_of_its_own() {
+        for (i, a) in ENGINES.iter().enumerate() {
+            assert!(a.path_flag().starts_with("--") && !a.binary_names().is_empty(), "{}", a.id());
+            for b in &ENGINES[i + 1..] {
+                assert_ne!(a.path_flag(), b.path_flag());
+                assert!(a.binary_names().iter().all(|n| !b.binary_names().contains(n)), "{} {}", a.id(), b.id());
+            }
+        }
+    }
+
+    /// The install hint's set-up switch and Debian package are the ones scripts/setup-web.sh knows.
+    #[test]
+    fn the_install_hint_names_what_the_setup_script_installs() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/setup-web.sh");
+        let script = std::fs::read_to_string(path).unwrap();
+        for engine in ENGINES {
+            let hint = engine.install_hint();
+            let (setup, package) = hint.split_once(", or Debian's apt-get install ").expect(hint);
+            let switch = setup.strip_prefix("scripts/setup-web.sh").expect(hint).trim();
+            if !switch.is_empty() {
+                assert!(script.contains(&format!("    {switch}) ")), "setup-web.sh has no {switch}: {hint}");
+            }
+            let installed = script.lines().filter_map(|l| l.trim().strip_prefix("for p in "));
+            assert!(
+                installed.into_iter().any(|l| l.split_whitespace().any(|w| w.trim_end_matches(';') == package)),
+                "setup-web.sh installs no {package}: {hint}"
+            );
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The checked options of the browser half ([`BrowserOptions`]), as the run's options check them: the browser
+//! code is handed these values, never the run's whole options.
+
+use std::path::PathBuf;
+
+use httpbench_shared::model::Pin;
+use httpbench_shared::session::Matrix;
+
+use super::engine::Binary;
+
+/// Checked `--browser` options.
+#[derive(Debug, Clone)]
+pub struct BrowserOptions {
+    /// The browsers, one per engine, in the order they run.
+    pub binaries: Vec<Binary>,
+    /// The browser cases' dimensions: the run's, for the browser clients, in the order given (the page builds
+    /// the same matrix from its query); checked to hold a case to run.
+    pub matrix: Matrix,
+    /// The built page.
+    pub page_dir: PathBuf,
+    /// The browsers' placement, relative to the embedded server.
+    pub pin: Pin,
+}
