@@ -2,18 +2,20 @@
 //! binary and the flag that names one instead, how to install it, how it accepts the run's servers over TLS, by
 //! which host it reaches the HTTP/3 target, how it starts and how it is ended. Each engine it can start has a
 //! module of its own under [`super::engines`], and every lookup goes through that module's one table
-//! ([`super::engines::ENGINES`]): an engine not in it (WebKit) cannot be started by accident.
-//!
-//! Which browser binary runs an engine: the one given (`--chromium PATH`, `--firefox PATH`), or the first of the
-//! engine's usual names on PATH; else an error that says how to get one.
+//! ([`super::engines::ENGINES`]): an engine not in it (WebKit) cannot be started by accident. And how a browser
+//! is started for one page run ([`Launch`]): on a start page in its profile folder that goes on to the page, by
+//! its engine's way, placed on its CPUs and dying with httpbench; the end of its log explains a failure
+//! ([`tail`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::Context;
 
 use httpbench_shared::model::Engine;
 
-use super::engines;
-use super::launch::Launch;
+use crate::placement;
 use crate::process::KillOnDrop;
 
 /// A browser engine `run --browser` can start. Implemented once per engine, in [`super::engines`], and found
@@ -58,7 +60,8 @@ impl fmt::Debug for dyn BrowserEngine {
     }
 }
 
-/// One engine's browser binary: found by [`find`] alone, so always one of an engine of the table.
+/// One engine's browser binary: found by [`super::engines::find`] alone, so always one of an engine of the
+/// table.
 #[derive(Debug, Clone)]
 pub struct Binary {
     engine: &'static dyn BrowserEngine,
@@ -67,6 +70,11 @@ pub struct Binary {
 }
 
 impl Binary {
+    /// `engine`'s binary at `path`: for the table's lookup alone.
+    pub(in crate::browser) fn new(engine: &'static dyn BrowserEngine, path: PathBuf) -> Self {
+        Binary { engine, path }
+    }
+
     /// The engine it runs.
     pub fn engine(&self) -> &'static dyn BrowserEngine {
         self.engine
@@ -78,61 +86,82 @@ impl Binary {
     }
 }
 
-/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH; an error naming the flag, or
-/// saying how to install one, or that `run --browser` cannot start this engine at all.
-pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
-    let engine = engines::lookup(engine)?;
-    let (id, names, flag) = (engine.id(), engine.binary_names(), engine.path_flag());
-    if let Some(p) = explicit {
-        return if p.is_file() {
-            Ok(Binary { engine, path: p.to_path_buf() })
-        } else {
-            Err(format!("{flag} {}: no such file; give the path of a {id} binary", p.display()))
-        };
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|p| p.is_file())
-        .map(|path| Binary { engine, path })
-        .ok_or_else(|| {
-            format!(
-                "--browser {id} needs {}, and none is on PATH: install it ({}) or pass {flag} PATH",
-                names.first().unwrap_or(&"a browser"),
-                engine.install_hint()
-            )
-        })
+/// How a browser is started for one page run.
+pub struct Launch<'a> {
+    /// The browser.
+    pub binary: &'a Binary,
+    /// The CPUs it may run on (Linux), if placed.
+    pub cpus: Option<&'a [usize]>,
+    /// Over HTTPS: the SPKI pins of the servers' keys (how Chromium is told to accept them).
+    pub spki_pins: &'a [String],
+    /// Over HTTPS: the servers' CA files (what Firefox's profile trusts).
+    pub cas: &'a [PathBuf],
+    /// The origins to reach over QUIC (`HOST:PORT`, by the engine's
+    /// [`quic_host`](super::BrowserEngine::quic_host)), the HTTP/3 target's; none: no QUIC at all.
+    pub quic_origins: &'a [String],
 }
 
-/// Chromium as given, or found on PATH, as `run --browser` finds it (the page's end-to-end test starts it too).
-pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    find(Engine::Chromium, explicit).map(|b| b.path)
+impl Launch<'_> {
+    /// The engine's name, for messages.
+    pub fn name(&self) -> &'static str {
+        self.binary.id().as_str()
+    }
+
+    /// Start the browser headless on `url` with the profile folder `profile`, its output going to `log`. The
+    /// browser is given a start page in `profile` that goes on to `url`, never `url` itself: `url` carries the
+    /// page's seal, and a command line is world-readable (`/proc/PID/cmdline`) while the profile folder is the
+    /// run's own (mode 0700).
+    pub fn start(&self, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+        let start = start_page(profile, url)?;
+        let start = url::Url::from_file_path(&start)
+            .map_err(|()| anyhow::anyhow!("the start page {} has no file URL", start.display()))?;
+        self.binary.engine().start(self, start.as_str(), profile, log)
+    }
+
+    /// The browser's command: killed with httpbench even when httpbench itself is killed (a test's timeout
+    /// once left one running), placed on its CPUs, its output going to `log`.
+    pub(in crate::browser) fn command(&self, log: &Path) -> anyhow::Result<Command> {
+        let name = self.name();
+        let log_file = std::fs::File::create(log).with_context(|| format!("cannot create {name}'s log file"))?;
+        let mut cmd = Command::new(&self.binary.path);
+        crate::process::die_with_parent(&mut cmd);
+        if let Some(cpus) = self.cpus {
+            placement::pin_command(&mut cmd, cpus).with_context(|| format!("cannot place {name} on its CPUs"))?;
+        }
+        cmd.stdin(Stdio::null()).stdout(log_file.try_clone()?).stderr(log_file);
+        Ok(cmd)
+    }
+
+    /// Start `cmd`, the browser's, under the guard that ends it.
+    pub(in crate::browser) fn spawn(&self, cmd: &mut Command) -> anyhow::Result<KillOnDrop> {
+        KillOnDrop::spawn(cmd).with_context(|| format!("cannot start {}", self.binary.path.display()))
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::browser::engines::ENGINES;
+/// Write `profile/start.html`, readable by this user alone, which sends the browser on to `url` (replacing
+/// itself in the history); its path.
+fn start_page(profile: &Path, url: &str) -> anyhow::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    // A JSON string is a JavaScript string; `<` escaped so that no `</script>` can end the script early.
+    let target = serde_json::to_string(url)?.replace('<', "\\u003c");
+    let html = format!(
+        "<!doctype html><meta charset=\"utf-8\"><title>httpbench</title><script>location.replace({target})</script>\n"
+    );
+    let path = profile.join("start.html");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot write the browser's start page {}", path.display()))?;
+    file.write_all(html.as_bytes()).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
 
-    #[test]
-    fn a_missing_browser_names_its_engines_flag() {
-        for engine in ENGINES {
-            let e = find(engine.id(), Some(Path::new("/nonexistent/browser"))).unwrap_err();
-            assert!(e.starts_with(&format!("{} /nonexistent/browser: no such file", engine.path_flag())), "{e}");
-        }
-        let e = find(Engine::Chromium, Some(Path::new("/nonexistent/chromium"))).unwrap_err();
-        assert!(e.contains("--chromium /nonexistent/chromium"), "{e}");
-        let e = find(Engine::Firefox, Some(Path::new("/nonexistent/ff"))).unwrap_err();
-        assert!(e.contains("--firefox /nonexistent/ff"), "{e}");
-    }
-
-    #[test]
-    fn an_engine_found_is_the_one_asked_for() {
-        // Any file will do for an explicit path: the browser is not started.
-        let file = std::env::current_exe().unwrap();
-        for engine in ENGINES {
-            let binary = find(engine.id(), Some(&file)).unwrap();
-            assert_eq!((binary.id(), binary.path.as_path()), (engine.id(), file.as_path()));
-        }
-    }
+/// The last lines of a browser's log, to explain a failure.
+pub fn tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(15)..].join("\n")
 }

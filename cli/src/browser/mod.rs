@@ -6,11 +6,11 @@
 //! report, which the CLI only merges with the native one, noting where the browser ran.
 //!
 //! By job:
-//! - [`engine`]: what a browser engine is to `run --browser` (the [`BrowserEngine`] trait) and how its binary
-//!   is found ([`find`]); [`engines`]: one module per engine and the one table of them ([`ENGINES`]), which
-//!   every lookup goes through: an engine not in it (WebKit) is refused, never started as another.
+//! - [`engine`]: what a browser engine is to `run --browser` (the [`BrowserEngine`] trait), and how a browser
+//!   is started for one page run ([`Launch`]: its start page, its command) and its log's tail.
+//! - [`engines`]: one module per engine and the one table of them ([`ENGINES`]), which every lookup goes
+//!   through (a binary is found by [`find`]): an engine not in it (WebKit) is refused, never started as another.
 //! - [`targets`]: the servers the browser half requests and the URLs of an engine's cases on them.
-//! - [`launch`]: how a browser is started for one page run (its start page, its command) and its log's tail.
 //! - [`placement`]: where the browsers run, relative to the embedded server.
 //! - `page` and `pages`: one page's plan and report; the pages of a run and whose turn it is.
 //!
@@ -18,16 +18,14 @@
 
 pub mod engine;
 pub mod engines;
-pub mod launch;
-mod options;
+pub mod options;
 mod page;
 mod pages;
 pub mod placement;
 pub mod targets;
 
-pub use engine::{find, find_chromium, Binary, BrowserEngine};
-pub use engines::{firefox_user_js, CHROMIUM_FLAGS, ENGINES};
-pub use launch::{tail, Launch};
+pub use engine::{tail, Binary, BrowserEngine, Launch};
+pub use engines::{find, find_chromium, firefox_user_js, CHROMIUM_FLAGS, ENGINES};
 pub use options::BrowserOptions;
 pub use pages::Pages;
 pub use placement::{place_browser, BrowserPlacement};

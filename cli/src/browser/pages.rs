@@ -21,8 +21,7 @@ use httpbench_shared::protocol::{seal_fragment, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
-use super::engine::BrowserEngine;
-use super::launch::{tail, Launch};
+use super::engine::{tail, BrowserEngine, Launch};
 use super::options::BrowserOptions;
 use super::page;
 use super::placement::BrowserPlacement;

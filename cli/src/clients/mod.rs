@@ -15,8 +15,6 @@ pub mod library;
 pub mod pool;
 mod quic_errors;
 mod raw;
-mod raw_h3;
-mod raw_pool;
 pub mod reqwest_async;
 pub mod reqwest_blocking;
 pub mod tls;

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::BrowserEngine;
-use crate::browser::launch::Launch;
+use crate::browser::engine::{BrowserEngine, Launch};
 use crate::process::KillOnDrop;
 
 /// Chromium or Chrome (and the other browsers built on it).

@@ -10,8 +10,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::BrowserEngine;
-use crate::browser::launch::Launch;
+use crate::browser::engine::{BrowserEngine, Launch};
 use crate::process::KillOnDrop;
 
 /// Firefox (Gecko): Debian's ESR, or a release.

@@ -6,9 +6,11 @@
 mod chromium;
 mod firefox;
 
+use std::path::{Path, PathBuf};
+
 use httpbench_shared::model::Engine;
 
-use super::engine::BrowserEngine;
+use super::engine::{Binary, BrowserEngine};
 
 pub use chromium::CHROMIUM_FLAGS;
 pub use firefox::user_js as firefox_user_js;
@@ -24,6 +26,37 @@ pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
             "run --browser cannot start {engine} yet; open the page in it by hand (httpbench serve prints its address)"
         )
     })
+}
+
+/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH; an error naming the flag, or
+/// saying how to install one, or that `run --browser` cannot start this engine at all.
+pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
+    let engine = lookup(engine)?;
+    let (id, names, flag) = (engine.id(), engine.binary_names(), engine.path_flag());
+    if let Some(p) = explicit {
+        return if p.is_file() {
+            Ok(Binary::new(engine, p.to_path_buf()))
+        } else {
+            Err(format!("{flag} {}: no such file; give the path of a {id} binary", p.display()))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|p| p.is_file())
+        .map(|path| Binary::new(engine, path))
+        .ok_or_else(|| {
+            format!(
+                "--browser {id} needs {}, and none is on PATH: install it ({}) or pass {flag} PATH",
+                names.first().unwrap_or(&"a browser"),
+                engine.install_hint()
+            )
+        })
+}
+
+/// Chromium as given, or found on PATH, as `run --browser` finds it (the page's end-to-end test starts it too).
+pub fn find_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    find(Engine::Chromium, explicit).map(|b| b.path)
 }
 
 #[cfg(test)]
@@ -43,10 +76,10 @@ mod tests {
     fn an_engine_not_in_the_table_is_refused_by_name() {
         let e = lookup(Engine::Webkit).map(|e| e.id()).unwrap_err();
         assert!(e.starts_with("run --browser cannot start webkit yet; open the page in it by hand"), "{e}");
-        let e = super::super::find(Engine::Webkit, None).unwrap_err();
+        let e = find(Engine::Webkit, None).unwrap_err();
         assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
         // Not even with a browser's path given: no other engine's start-up is tried.
-        let e = super::super::find(Engine::Webkit, Some(&std::env::current_exe().unwrap())).unwrap_err();
+        let e = find(Engine::Webkit, Some(&std::env::current_exe().unwrap())).unwrap_err();
         assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
     }
 
@@ -78,6 +111,28 @@ mod tests {
                 installed.into_iter().any(|l| l.split_whitespace().any(|w| w.trim_end_matches(';') == package)),
                 "setup-web.sh installs no {package}: {hint}"
             );
+        }
+    }
+
+    #[test]
+    fn a_missing_browser_names_its_engines_flag() {
+        for engine in ENGINES {
+            let e = find(engine.id(), Some(Path::new("/nonexistent/browser"))).unwrap_err();
+            assert!(e.starts_with(&format!("{} /nonexistent/browser: no such file", engine.path_flag())), "{e}");
+        }
+        let e = find(Engine::Chromium, Some(Path::new("/nonexistent/chromium"))).unwrap_err();
+        assert!(e.contains("--chromium /nonexistent/chromium"), "{e}");
+        let e = find(Engine::Firefox, Some(Path::new("/nonexistent/ff"))).unwrap_err();
+        assert!(e.contains("--firefox /nonexistent/ff"), "{e}");
+    }
+
+    #[test]
+    fn an_engine_found_is_the_one_asked_for() {
+        // Any file will do for an explicit path: the browser is not started.
+        let file = std::env::current_exe().unwrap();
+        for engine in ENGINES {
+            let binary = find(engine.id(), Some(&file)).unwrap();
+            assert_eq!((binary.id(), binary.path.as_path()), (engine.id(), file.as_path()));
         }
     }
 }

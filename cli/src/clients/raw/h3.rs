@@ -17,10 +17,10 @@ use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use tokio::runtime::{Builder, Runtime};
 
-use super::classify::body_against_length;
-use super::pool::{Done, Sample};
-use super::quic_errors::{connection_kind, h3_connection_kind, stream_kind};
-use super::DriverConfig;
+use crate::clients::classify::body_against_length;
+use crate::clients::pool::{Done, Sample};
+use crate::clients::quic_errors::{connection_kind, h3_connection_kind, stream_kind};
+use crate::clients::DriverConfig;
 
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
 
@@ -47,10 +47,10 @@ impl RawH3 {
         let host = config.url.host_str().context("the URL has no host")?.trim_matches(['[', ']']).to_string();
         let port = config.url.port_or_known_default().context("the URL has no port")?;
         let addr = (host.as_str(), port).to_socket_addrs()?.next().context("the host has no address")?;
-        let tls = super::tls::client_config(config.cacert.as_deref(), HttpVersion::Http3)?;
+        let tls = crate::clients::tls::client_config(config.cacert.as_deref(), HttpVersion::Http3)?;
         let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).context("no TLS 1.3 for QUIC")?;
         let mut quic = quinn::ClientConfig::new(Arc::new(quic));
-        quic.transport_config(super::tls::quic_transport());
+        quic.transport_config(crate::clients::tls::quic_transport());
         let bind: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse()?;
         let endpoint = {
             let _guard = runtime.enter();
@@ -72,7 +72,7 @@ impl RawH3 {
         let handshake = start.elapsed();
         // A response's header section is bounded: unbounded, 40,000 fields made `http` panic.
         let mut builder = h3::client::builder();
-        builder.max_field_section_size(super::tls::MAX_FIELD_SECTION_BYTES);
+        builder.max_field_section_size(crate::clients::tls::MAX_FIELD_SECTION_BYTES);
         let (mut driver, sender) = builder
             .build(h3_quinn::Connection::new(conn.clone()))
             .await
@@ -144,20 +144,20 @@ fn timed_out(timeout: Duration) -> Failure {
     (ErrorKind::Timeout, format!("no whole response within {timeout:?} (a QUIC server that never answers looks so)"))
 }
 
-/// A failed QUIC connection, with its kind ([`super::quic_errors`]).
+/// A failed QUIC connection, with its kind ([`crate::clients::quic_errors`]).
 fn connection_failure(e: &quinn::ConnectionError) -> Failure {
     (connection_kind(e), e.to_string())
 }
 
-/// A failed request stream, with its kind ([`super::quic_errors`]).
+/// A failed request stream, with its kind ([`crate::clients::quic_errors`]).
 fn stream_failure(e: h3::error::StreamError) -> Failure {
     (stream_kind(&e), e.to_string())
 }
 
-impl super::pool::Pool for RawH3 {
+impl crate::clients::pool::Pool for RawH3 {
     fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
         let (this, timeout) = (&*self, self.config.timeout);
-        super::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || async move {
+        crate::clients::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || async move {
             let done = tokio::time::timeout(timeout, this.request()).await;
             match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
                 Ok((outcome, phases)) => Done { outcome, phases: Some(phases), reason: None },

@@ -14,10 +14,10 @@ use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 
-use super::classify::{describe, io_kind};
-use super::pool::{Pool, Sample, Tickets};
-use super::raw::{parse_head, request_bytes, resolve, Head};
-use super::DriverConfig;
+use super::conn::{parse_head, request_bytes, resolve, Head};
+use crate::clients::classify::{describe, io_kind};
+use crate::clients::pool::{Pool, Sample, Tickets};
+use crate::clients::DriverConfig;
 
 /// Longest wait for socket activity before the loop looks at deadlines and the stop flag again.
 const WAIT: Duration = Duration::from_millis(10);
