@@ -146,8 +146,8 @@ pub struct DriverConfig {
 
 /// The in-process client libraries, one module each, in the client table's order: each the driver of the
 /// table's `Made::Library` row of its name (a test holds the two together).
-pub static LIBRARIES: [&dyn Library; 6] =
-    [&curl::Lib, &curl_multi::Lib, &ureq::Lib, &reqwest_blocking::Lib, &reqwest_async::Lib, &raw::Lib];
+pub static LIBRARIES: &[&dyn Library] =
+    &[&curl::Lib, &curl_multi::Lib, &ureq::Lib, &reqwest_blocking::Lib, &reqwest_async::Lib, &raw::Lib];
 
 /// The library module of the client named `name`.
 pub fn library(name: &str) -> Option<&'static dyn Library> {
