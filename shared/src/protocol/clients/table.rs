@@ -39,7 +39,7 @@ const fn browser(name: &'static str, feature: Option<&'static str>, about: &'sta
 const NODE: &str = "apt install nodejs (Node 18 or later)";
 
 /// Every client: native libraries, then command clients, then browser clients, each group in report order.
-pub const CLIENTS: [ClientInfo; 19] = [
+pub const CLIENTS: &[ClientInfo] = &[
     library("curl", true, H1_H2, &[], "libcurl through the curl crate (easy interface)"),
     library(
         "curl-multi",
