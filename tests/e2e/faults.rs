@@ -165,7 +165,7 @@ fn all_clients(url: &str, timeout: &str) -> Value {
     assert_eq!(code, 1, "failures give exit code 1: {err}");
     assert!(!err.contains("panicked"), "no client panics: {err}");
     validate(&v);
-    assert_eq!(cases(&v).len(), 6, "no case aborts the others");
+    assert_eq!(cases(&v).len(), crate::table::all_libraries().len(), "no case aborts the others");
     v
 }
 
@@ -293,7 +293,7 @@ fn an_unresolvable_name_is_a_dns_error() {
 fn a_huge_body_is_streamed_in_flat_memory() {
     let serve = Serve::start();
     let url = format!("{}bytes/{}", serve.url, 1u64 << 30);
-    for client in ["curl", "curl-multi", "ureq", "reqwest", "reqwest-async", "raw"] {
+    for client in crate::table::all_libraries() {
         // Reaped below with wait4, which also gives its peak memory; Child::wait would not.
         #[allow(clippy::zombie_processes)]
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
