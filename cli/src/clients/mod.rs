@@ -11,6 +11,7 @@ mod contained;
 pub mod curl;
 mod curl_multi;
 mod deadline;
+mod hyper;
 pub mod library;
 pub mod pool;
 mod quic_errors;
@@ -147,7 +148,7 @@ pub struct DriverConfig {
 /// The in-process client libraries, one module each, in the client table's order: each the driver of the
 /// table's `Made::Library` row of its name (a test holds the two together).
 pub static LIBRARIES: &[&dyn Library] =
-    &[&curl::Lib, &curl_multi::Lib, &ureq::Lib, &reqwest_blocking::Lib, &reqwest_async::Lib, &raw::Lib];
+    &[&curl::Lib, &curl_multi::Lib, &ureq::Lib, &reqwest_blocking::Lib, &reqwest_async::Lib, &hyper::Lib, &raw::Lib];
 
 /// The library module of the client named `name`.
 pub fn library(name: &str) -> Option<&'static dyn Library> {

@@ -52,6 +52,13 @@ pub const CLIENTS: &[ClientInfo] = &[
     library("reqwest", true, ALL, &["reqwest", "hyper"], "reqwest's blocking client, rustls; HTTP/3 by quinn + h3"),
     library("reqwest-async", false, ALL, &["reqwest", "hyper"], "reqwest's async client on a tokio runtime"),
     library(
+        "hyper",
+        false,
+        H1_H2,
+        &["hyper-util", "hyper"],
+        "hyper-util's client over hyper-rustls, tasks on a tokio runtime",
+    ),
+    library(
         "raw",
         false,
         H1_H3,
