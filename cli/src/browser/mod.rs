@@ -1,7 +1,7 @@
 //! The browser front end of `httpbench run --browser`: the browser half of the run session, run by the page
 //! in real headless browsers (Chromium, Firefox: one page run per engine) against the embedded server(s). The
-//! CLI builds the browser cases' matrix once ([`matrix`]: checked up front by [`check`], so a plan the page
-//! would refuse exits 2 naming the flag) and hands the whole plan to each engine's page run ([`page`]); the
+//! CLI's options hold the browser cases' matrix (by shared's one parse of the run's raw plan, the page's too:
+//! a plan the page would refuse exits 2 naming the flag) and hand the whole plan to each engine's page run ([`page`]); the
 //! page runs one session over that matrix and posts its final report, which the CLI only merges with the
 //! native one, noting where the browser ran.
 
@@ -16,51 +16,24 @@ use std::process::{Command, Stdio};
 
 use anyhow::Context;
 use httpbench_shared::model::{Engine, HttpVersion, Pin};
-use httpbench_shared::session::{Matrix, Targets};
-use httpbench_shared::EnvironmentKind;
+use httpbench_shared::session::Targets;
 
 pub use binary::{find, Binary};
 pub use chromium::CHROMIUM_FLAGS;
 pub use firefox::user_js as firefox_user_js;
 pub use pages::Pages;
 
-use crate::options::{BrowserOptions, RunOptions};
+use crate::options::RunOptions;
 use crate::placement;
 use crate::process::KillOnDrop;
 use crate::server::spawned::ChildServer;
 use crate::usage::Usage;
 
-/// The browser cases' dimensions: the run's, for the browser clients (the page builds the same matrix from
-/// its query). Over plaintext the browser speaks HTTP/1.1.
-pub fn matrix(options: &RunOptions, b: &BrowserOptions) -> Matrix {
-    let mut m =
-        Matrix::new(EnvironmentKind::Browser, b.clients.iter().map(|c| c.to_string()).collect(), options.modes.clone());
-    m.tls = options.tls || options.url.as_ref().is_some_and(|u| u.scheme() == "https");
-    if m.tls {
-        m.http_versions = options.http_versions.clone();
-    }
-    m.body_sizes = options.load.body_sizes.clone();
-    m.server_delays_ms = options.load.server_delays_ms.clone();
-    m.concurrency = options.load.concurrency.clone();
-    m
-}
-
-/// Refuse a browser half with no case to run (every one left out by the matrix's rules), before any work.
-pub fn check(options: &RunOptions, b: &BrowserOptions) -> Result<(), Usage> {
-    match matrix(options, b).cases() {
-        (cases, _) if !cases.is_empty() => Ok(()),
-        (_, skipped) => Err(Usage(format!(
-            "--browser: no browser case can run: {}; add --mode reuse or a level of 1 to -c",
-            skipped.join("; ")
-        ))),
-    }
-}
-
 /// For `--browser --tls --http 1.1,2`: a second embedded server that offers only `http/1.1` by ALPN, the
 /// browser's HTTP/1.1 target (the browser takes the best protocol a server offers, and the first server then
 /// offers h2 too). Otherwise the first server offers HTTP/1.1 alone, or does not serve it.
 pub fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
-    let versions = &options.http_versions;
+    let versions = &options.matrix.http_versions;
     let wanted = options.tls && versions.contains(&HttpVersion::Http11) && versions.contains(&HttpVersion::Http2);
     start_target(options, cpu, wanted, "1.1")
 }
@@ -69,7 +42,7 @@ pub fn start_h1_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Resu
 /// which Chromium is told to reach over QUIC (`--origin-to-force-quic-on`): a browser uses QUIC only for an
 /// origin it was told speaks it, and the page's own origin must stay on TCP (it serves the page).
 pub fn start_h3_target(options: &RunOptions, cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
-    let wanted = options.tls && options.http_versions.contains(&HttpVersion::Http3);
+    let wanted = options.tls && options.matrix.http_versions.contains(&HttpVersion::Http3);
     start_target(options, cpu, wanted, "3")
 }
 

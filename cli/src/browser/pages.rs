@@ -21,7 +21,7 @@ use httpbench_shared::protocol::{seal_fragment, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
-use super::{matrix, page, tail, BrowserPlacement, BrowserTargets, Launch};
+use super::{page, tail, BrowserPlacement, BrowserTargets, Launch};
 use crate::options::{BrowserOptions, RunOptions};
 use crate::process::KillOnDrop;
 use crate::progress::Progress;
@@ -82,7 +82,6 @@ impl<'a> Pages<'a> {
         placed: Option<BrowserPlacement>,
         stop: &'a AtomicBool,
     ) -> Self {
-        let matrix = matrix(options, b);
         let (pins, cas) = (targets.pins(), targets.cas());
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
@@ -94,7 +93,7 @@ impl<'a> Pages<'a> {
                 (targets.targets(binary.engine), targets.quic_origins(binary.engine));
             let plan = page::PagePlan {
                 plan: &options.plan,
-                matrix: &matrix,
+                matrix: &b.matrix,
                 targets: &targets_of_cases,
                 timeout: options.timeout,
             };
@@ -107,7 +106,7 @@ impl<'a> Pages<'a> {
             pages.push(run);
         }
         let limit = page::silence_limit(options.timeout);
-        let asked = (options.plan, matrix, options.timeout);
+        let asked = (options.plan, b.matrix.clone(), options.timeout);
         Pages { server: targets.server, pages, turns, placed, limit, asked, progress: options.progress, stop }
     }
 

@@ -76,11 +76,7 @@ impl FormState {
             body_sizes: self.body_sizes.get_untracked(),
             server_delays: self.server_delays.get_untracked(),
         };
-        RawSettings {
-            plan,
-            autorun: false,
-            page: self.initial.with_value(|i| i.page.clone()),
-        }
+        RawSettings { plan, autorun: false, page: self.initial.with_value(|i| i.page.clone()) }
     }
 }
 

@@ -139,7 +139,9 @@ fn bad_values_are_named() {
     assert!(e.starts_with("clients: unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
     assert!(refused(|s| s.clients = String::new()).contains("names no client"));
     assert!(refused(|s| s.mode = "new".into()).starts_with("mode: 'new' is not a mode"));
-    assert!(refused(|s| s.target = "ftp://x/".into()).starts_with("target: 'ftp://x/' is not an http:// or https:// URL"));
+    assert!(
+        refused(|s| s.target = "ftp://x/".into()).starts_with("target: 'ftp://x/' is not an http:// or https:// URL")
+    );
     assert!(refused(|s| s.concurrency = "0".into()).starts_with("requests in flight: '0' is not a concurrency level"));
 }
 

@@ -29,7 +29,8 @@ impl RawPlan {
         if !tls && shape.http_versions.iter().any(|v| v.needs_tls()) {
             return Err(self.needs_tls(front));
         }
-        shape.concurrency = parse_concurrency(&self.concurrency).map_err(|e| InputError::of(Field::Concurrency, sp, e))?;
+        shape.concurrency =
+            parse_concurrency(&self.concurrency).map_err(|e| InputError::of(Field::Concurrency, sp, e))?;
         shape.body_sizes = levels(Field::BodySizes, sp, &self.body_sizes, parse_sizes)?;
         shape.server_delays_ms = levels(Field::ServerDelays, sp, &self.server_delays, parse_delays)?;
         self.load_only_from_own_server(front, targets.as_ref())?;
@@ -56,7 +57,9 @@ impl RawPlan {
         }
         let url = |raw: &str| match raw.strip_prefix("http://").or_else(|| raw.strip_prefix("https://")) {
             Some(rest) if !rest.is_empty() => Ok(raw.to_string()),
-            _ => Err(InputError::of(Field::Target, front.spelling, format!("'{raw}' is not an http:// or https:// URL"))),
+            _ => {
+                Err(InputError::of(Field::Target, front.spelling, format!("'{raw}' is not an http:// or https:// URL")))
+            }
         };
         let default = url(target)?;
         let per_version = self

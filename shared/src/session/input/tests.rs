@@ -67,22 +67,63 @@ fn each_field_is_named_as_its_front_end_spells_it() {
             "-c/--concurrency: '0' is not a concurrency level",
             "requests in flight: '0' is not a concurrency level",
         ),
-        (|r| r.body_sizes = "2g".into(), Field::BodySizes, "--body-size: '2g' is not a body size", "body sizes: '2g' is not"),
+        (
+            |r| r.body_sizes = "2g".into(),
+            Field::BodySizes,
+            "--body-size: '2g' is not a body size",
+            "body sizes: '2g' is not",
+        ),
         (|r| r.server_delays = "soon".into(), Field::ServerDelays, "--server-delay: 'soon'", "server delays: 'soon'"),
-        (|r| r.timeout = "0".into(), Field::Timeout, "--timeout: '0' is not a usable timeout", "timeout: '0' is not a usable"),
-        (|r| r.duration = "soon".into(), Field::Duration, "--duration: 'soon' is not a usable time", "duration: 'soon' is not"),
-        (|r| r.rounds = "x".into(), Field::Rounds, "--rounds: 'x' must be a whole number", "rounds: 'x' must be a whole number"),
-        (|r| r.interleave = "maybe".into(), Field::Interleave, "--no-interleave: 'maybe' must be 1", "interleave: 'maybe' must be 1"),
+        (
+            |r| r.timeout = "0".into(),
+            Field::Timeout,
+            "--timeout: '0' is not a usable timeout",
+            "timeout: '0' is not a usable",
+        ),
+        (
+            |r| r.duration = "soon".into(),
+            Field::Duration,
+            "--duration: 'soon' is not a usable time",
+            "duration: 'soon' is not",
+        ),
+        (
+            |r| r.rounds = "x".into(),
+            Field::Rounds,
+            "--rounds: 'x' must be a whole number",
+            "rounds: 'x' must be a whole number",
+        ),
+        (
+            |r| r.interleave = "maybe".into(),
+            Field::Interleave,
+            "--no-interleave: 'maybe' must be 1",
+            "interleave: 'maybe' must be 1",
+        ),
         (|r| r.mode = "new".into(), Field::Mode, "--mode: 'new' is not a mode", "mode: 'new' is not a mode"),
-        (|r| r.http = "4".into(), Field::Http, "--http: HTTP version '4' is not one", "http: HTTP version '4' is not one"),
-        (|r| r.target = "ftp://x/".into(), Field::Target, "URL: 'ftp://x/' is not an http", "target: 'ftp://x/' is not an http"),
-        (|r| r.count = "3".into(), Field::Count, "-n/--count 3 is fewer than --rounds 5", "count 3 is fewer than rounds 5"),
+        (
+            |r| r.http = "4".into(),
+            Field::Http,
+            "--http: HTTP version '4' is not one",
+            "http: HTTP version '4' is not one",
+        ),
+        (
+            |r| r.target = "ftp://x/".into(),
+            Field::Target,
+            "URL: 'ftp://x/' is not an http",
+            "target: 'ftp://x/' is not an http",
+        ),
+        (
+            |r| r.count = "3".into(),
+            Field::Count,
+            "-n/--count 3 is fewer than --rounds 5",
+            "count 3 is fewer than rounds 5",
+        ),
     ] {
         let (c, p) = (refused(&CLI, f), refused(&PAGE, f));
         assert!(c.starts_with(cli), "{c}");
         assert!(p.starts_with(page), "{p}");
         if field != Field::Count {
-            let (after_c, after_p) = (c.strip_prefix(field.name(Spelling::Cli)), p.strip_prefix(field.name(Spelling::Page)));
+            let (after_c, after_p) =
+                (c.strip_prefix(field.name(Spelling::Cli)), p.strip_prefix(field.name(Spelling::Page)));
             assert_eq!(after_c, after_p, "the same words after the field's name");
         }
     }
@@ -152,7 +193,10 @@ fn a_side_with_no_case_is_refused_with_what_was_left_out() {
     assert!(e.ends_with("; add mode reuse or a level of 1 to requests in flight"), "{e}");
     let sides = [side(EnvironmentKind::Native, &["curl"]), browser().remove(0)];
     let e = r.parse(&CLI, &sides).unwrap_err().0;
-    assert!(e.starts_with("no browser case can run") && e.ends_with("add --mode reuse or a level of 1 to -c/--concurrency"), "{e}");
+    assert!(
+        e.starts_with("no browser case can run") && e.ends_with("add --mode reuse or a level of 1 to -c/--concurrency"),
+        "{e}"
+    );
     r.concurrency = "1,8".into();
     assert!(r.parse(&CLI, &sides).is_ok(), "the browser runs at 1 in flight");
 }
