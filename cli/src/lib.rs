@@ -33,8 +33,8 @@ use clap::Parser;
 use httpbench_shared::clock::SystemClock;
 use httpbench_shared::model::Engine;
 use httpbench_shared::render::escape_controls;
-use httpbench_shared::session::{CaseHistogram, Finished, Header, Matrix, Session};
-use httpbench_shared::{render, EnvironmentKind, RenderOptions, Report, Source, Target};
+use httpbench_shared::session::{CaseHistogram, Finished, Header, Session};
+use httpbench_shared::{render, RenderOptions, Report, Source, Target};
 
 use crate::args::{Cli, Command};
 use crate::options::{CompareOptions, RunOptions};
@@ -129,8 +129,8 @@ pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let server = start_server(options, plan.server_cpu, results.as_ref().map(|r| r.path()))?;
     let (h1_target, h3_target) = match &options.browser {
         Some(_) => (
-            browser::start_h1_target(options.tls, &options.http_versions, plan.server_cpu)?,
-            browser::start_h3_target(options.tls, &options.http_versions, plan.server_cpu)?,
+            browser::start_h1_target(options.tls, &options.matrix.http_versions, plan.server_cpu)?,
+            browser::start_h3_target(options.tls, &options.matrix.http_versions, plan.server_cpu)?,
         ),
         None => (None, None),
     };
@@ -230,7 +230,7 @@ fn start_server(
     if options.tls {
         // ALPN offers the versions the run asks for (clients offer only their case's version anyway); HTTP/3
         // adds QUIC on UDP of the same port.
-        let http = httpbench_shared::protocol::HttpChoice::of(&options.http_versions).to_string();
+        let http = httpbench_shared::protocol::HttpChoice::of(&options.matrix.http_versions).to_string();
         extra.extend(["--tls".into(), "--http".into(), http.into()]);
     }
     if let (Some(b), Some(results)) = (&options.browser, results) {
@@ -266,22 +266,8 @@ fn measure(
     probe: Option<&server::probe::Probe>,
     pages: Option<&RefCell<browser::Pages<'_>>>,
 ) -> Finished {
-    let matrix = Matrix {
-        environment: EnvironmentKind::Native,
-        clients: options.clients.iter().map(|c| c.name().to_string()).collect(),
-        modes: options.modes.clone(),
-        http_versions: options.http_versions.clone(),
-        tls: url.scheme() == "https",
-        body_sizes: options.load.body_sizes.clone(),
-        server_delays_ms: options.load.server_delays_ms.clone(),
-        concurrency: options.load.concurrency.clone(),
-        declared_versions: options
-            .clients
-            .iter()
-            .filter_map(|c| Some((c.name().to_string(), c.declared_versions()?.to_vec())))
-            .collect(),
-        negotiated: false,
-    };
+    // The options' matrix: over TLS exactly when `url` is https (an https URL, or the embedded server with --tls).
+    let matrix = options.matrix.clone();
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));
     if pages.is_some() {
         session.take_turns();

@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use httpbench_shared::model::Pin;
-use httpbench_shared::parse::MAX_CASES;
-use httpbench_shared::protocol::{browser_clients, parse_client_list};
-use httpbench_shared::session::{Budget, Matrix, Plan, Spelling};
-use httpbench_shared::{EnvironmentKind, Format, Mode, RateBasis};
+use httpbench_shared::protocol::{browser_clients, timeout_text};
+use httpbench_shared::session::{Field, FrontEnd, Matrix, Plan, RawPlan, Side, Spelling};
+use httpbench_shared::{EnvironmentKind, Format, RateBasis};
 use url::Url;
 
 use crate::args::RunArgs;
@@ -33,14 +32,13 @@ pub struct RunOptions {
     pub plan: Plan,
     /// Clients, in the order given, without duplicates.
     pub clients: Vec<Client>,
-    /// Modes, fresh before reuse.
-    pub modes: Vec<Mode>,
+    /// The native cases' dimensions (`--mode`, `--http`, `-c`, `--body-size`, `--server-delay`), by shared's
+    /// one parse of a raw plan.
+    pub matrix: Matrix,
     /// Per-request timeout.
     pub timeout: Duration,
     /// `--tls`: the embedded server over HTTPS.
     pub tls: bool,
-    /// `--http`: the HTTP versions, each a dimension of the cases.
-    pub http_versions: Vec<httpbench_shared::model::HttpVersion>,
     /// `--cacert`, read.
     pub cacert: Option<std::sync::Arc<crate::clients::tls::CaFile>>,
     /// Format printed on stdout.
@@ -58,68 +56,27 @@ pub struct RunOptions {
     pub pin: Option<Pin>,
     /// The browser half of the run, with `--browser`.
     pub browser: Option<BrowserOptions>,
-    /// `-c`, `--body-size`, `--server-delay`: the load dimensions of the cases.
-    pub load: Load,
 }
 
-/// The load dimensions: every combination of their values is a case.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Load {
-    /// `-c`: requests in flight per case.
-    pub concurrency: Vec<u32>,
-    /// `--body-size`: body sizes asked of the embedded server; `[None]` without the flag.
-    pub body_sizes: Vec<Option<u64>>,
-    /// `--server-delay`: think times asked of the embedded server, in ms; `[None]` without the flag.
-    pub server_delays_ms: Vec<Option<u64>>,
-}
-
-impl Load {
-    /// How many combinations the dimensions make.
-    pub fn combinations(&self) -> usize {
-        self.concurrency.len() * self.body_sizes.len() * self.server_delays_ms.len()
-    }
-}
-
-/// `-c`, `--body-size` and `--server-delay`, checked: sizes and delays ask the embedded server, so they
-/// cannot go with a URL.
-fn load(a: &RunArgs) -> Result<Load, Usage> {
-    use httpbench_shared::protocol::{parse_concurrency, parse_delays, parse_sizes};
-    let concurrency = parse_concurrency(&a.concurrency).map_err(|e| Usage(format!("-c/--concurrency: {e}")))?;
-    let body_sizes = match &a.body_size {
-        Some(list) => {
-            parse_sizes(list).map_err(|e| Usage(format!("--body-size: {e}")))?.into_iter().map(Some).collect()
-        }
-        None => vec![None],
-    };
-    let server_delays_ms = match &a.server_delay {
-        Some(list) => {
-            parse_delays(list).map_err(|e| Usage(format!("--server-delay: {e}")))?.into_iter().map(Some).collect()
-        }
-        None => vec![None],
-    };
-    if let (Some(url), Some(flag)) =
-        (&a.url, [("--body-size", &a.body_size), ("--server-delay", &a.server_delay)].iter().find(|(_, v)| v.is_some()))
-    {
-        return usage(format!(
-            "{} asks the embedded server (/bytes/N, delay_ms=N), not {url}: drop the URL, or put the size or delay in the URL yourself",
-            flag.0
-        ));
-    }
-    Ok(Load { concurrency, body_sizes, server_delays_ms })
-}
-
-/// `--browser`'s options, the browser cases' matrix built from `run`'s (checked by [`RunOptions::with_browser`]).
-fn browser_options(a: &RunArgs, run: &RunOptions) -> Result<Option<BrowserOptions>, Usage> {
+/// `--browser-clients` (every browser client of the table: one the page was built without is reported by the
+/// page itself), run by each engine of `--browser`; `None` without `--browser`.
+fn browser_side(a: &RunArgs) -> Result<Option<Side>, Usage> {
     let Some(engines) = &a.browser else {
         return Ok(None);
     };
-    // Every browser client of the catalog: one the page was built without is reported by the page itself.
     let known: Vec<&'static str> = browser_clients().map(|c| c.name).collect();
     let defaults: Vec<&'static str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();
-    let clients = match &a.browser_clients {
-        Some(list) => parse_client_list(EnvironmentKind::Browser, list, &known)
-            .map_err(|e| Usage(format!("--browser-clients: {e}")))?,
-        None => defaults,
+    let list = a.browser_clients.clone().unwrap_or_else(|| defaults.join(","));
+    let mut side = Side::listed(EnvironmentKind::Browser, &list, &known, Field::BrowserClients, Spelling::Cli)
+        .map_err(|e| Usage(e.0))?;
+    side.runs = engines.0.len();
+    Ok(Some(side))
+}
+
+/// The browsers of `--browser` and the built page, for the browser cases of `matrix`.
+fn browser_options(a: &RunArgs, matrix: Option<Matrix>) -> Result<Option<BrowserOptions>, Usage> {
+    let (Some(engines), Some(matrix)) = (&a.browser, matrix) else {
+        return Ok(None);
     };
     // The browsers before the page: a missing browser cannot be fixed by building the page. Each engine's
     // binary as given by its own path flag, else found on PATH.
@@ -134,52 +91,55 @@ fn browser_options(a: &RunArgs, run: &RunOptions) -> Result<Option<BrowserOption
         .map_err(Usage)?;
     let page_dir = page_dir(a.page_dir.as_deref())?
         .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
-    let matrix = run.browser_matrix(clients);
     Ok(Some(BrowserOptions { binaries, matrix, page_dir, pin: a.browser_pin }))
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
 pub const DEFAULT_COUNT: u64 = 2000;
 
-/// The plan of `-n`/`--duration`, `--rounds`, `--warmup` and `--no-interleave` for `cases` cases, checked by
-/// shared against the native limits and, with `--browser`, the page's too (it runs the same plan).
-fn plan(a: &RunArgs, cases: usize) -> Result<Plan, Usage> {
-    let budget = match (a.count, a.duration) {
-        (_, Some(d)) => Budget::Duration(d),
-        (n, None) => Budget::Count(n.unwrap_or(DEFAULT_COUNT)),
-    };
-    let environments: &[EnvironmentKind] = match a.browser.is_some() {
-        true => &[EnvironmentKind::Native, EnvironmentKind::Browser],
-        false => &[EnvironmentKind::Native],
-    };
-    let interleave = !a.no_interleave && (cases > 1 || a.browser.is_some());
-    Plan::check(budget, a.warmup, u64::from(a.rounds), interleave, environments)
-        .map_err(|e| Usage(e.message(Spelling::Cli)))
+/// The run's raw plan as clap read it: typed values written back as the text shared's parse reads (the
+/// page's link carries the same text), the defaults clap filled in included.
+fn raw_plan(a: &RunArgs) -> RawPlan {
+    RawPlan {
+        target: a.url.as_ref().map(Url::to_string).unwrap_or_default(),
+        targets: Vec::new(),
+        count: a.count.unwrap_or(DEFAULT_COUNT).to_string(),
+        duration: a.duration.map(timeout_text).unwrap_or_default(),
+        warmup: a.warmup.to_string(),
+        rounds: a.rounds.to_string(),
+        interleave: if a.no_interleave { "0" } else { "1" }.into(),
+        timeout: timeout_text(a.timeout),
+        clients: a.clients.clone().unwrap_or_default(),
+        mode: a.mode.to_string(),
+        http: a.http.to_string(),
+        concurrency: a.concurrency.clone(),
+        body_sizes: a.body_size.clone().unwrap_or_default(),
+        server_delays: a.server_delay.clone().unwrap_or_default(),
+    }
 }
 
 impl RunOptions {
-    /// Check `run` arguments.
+    /// Check `run` arguments: the clients by the CLI's own catalog reader, then the plan and every dimension
+    /// of both sides by shared's one parse (the page's too), then the files and the browsers.
     pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
         let clients = parse_clients(a.clients.as_deref(), &parse_client_cmds(&a.client_cmd)?)?;
         if a.tls && a.url.is_some() {
             return usage("--tls is for the embedded server; for an https URL give its CA with --cacert FILE");
         }
-        let scheme = match (&a.url, a.tls) {
-            (Some(url), _) => Some(url.scheme()),
-            (None, true) => Some("https"),
-            (None, false) => None,
+        let native = Side {
+            environment: EnvironmentKind::Native,
+            clients: clients.iter().map(|c| c.name().to_string()).collect(),
+            declared_versions: clients
+                .iter()
+                .filter_map(|c| Some((c.name().to_string(), c.declared_versions()?.to_vec())))
+                .collect(),
+            runs: 1,
         };
-        if a.http.needs_tls() && scheme != Some("https") {
-            return usage(format!(
-                "--http {}: HTTP/2 and HTTP/3 are measured over TLS only (HTTP/2 negotiated by ALPN, HTTP/3 has \
-                 TLS inside QUIC); add --tls for the embedded server or give an https URL",
-                a.http
-            ));
-        }
-        let modes = a.mode.modes();
-        let http_versions = a.http.versions();
-        let load = load(a)?;
-        let plan = plan(a, clients.len() * modes.len() * http_versions.len() * load.combinations())?;
+        let sides: Vec<Side> = std::iter::once(native).chain(browser_side(a)?).collect();
+        let front = FrontEnd { spelling: Spelling::Cli, own_server: Some(a.tls), takes_turns: a.browser.is_some() };
+        let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.0))?;
+        let mut matrices = input.matrices.into_iter();
+        let matrix = matrices.next().unwrap_or_else(|| Matrix::new(EnvironmentKind::Native, Vec::new(), Vec::new()));
         let exports =
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
                 .into_iter()
@@ -187,14 +147,13 @@ impl RunOptions {
                 .map(|(f, p)| check_export(&p, &format!("--export-{f}")).map(|()| (f, p)))
                 .collect::<Result<Vec<_>, _>>()?;
         let export_html = checked_html_export(a.export_html.as_deref())?;
-        RunOptions {
+        Ok(RunOptions {
             url: a.url.clone(),
-            plan,
+            plan: input.plan,
             clients,
-            modes,
-            timeout: a.timeout,
+            matrix,
+            timeout: input.timeout,
             tls: a.tls,
-            http_versions,
             cacert: match &a.cacert {
                 Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile::read(path).map_err(Usage)?)),
                 None => None,
@@ -205,56 +164,8 @@ impl RunOptions {
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: a.pin.pin(),
-            browser: None,
-            load,
-        }
-        .with_browser(a)
-    }
-}
-
-impl RunOptions {
-    /// With `--browser`, the browser half's options, its matrix checked to have a case to run.
-    fn with_browser(mut self, a: &RunArgs) -> Result<Self, Usage> {
-        self.browser = browser_options(a, &self)?;
-        let per_client = self.modes.len() * self.http_versions.len() * self.load.combinations();
-        let browser_cases = self.browser.as_ref().map_or(0, |b| b.matrix.clients.len() * b.binaries.len());
-        let cases = (self.clients.len() + browser_cases) * per_client;
-        if cases > MAX_CASES {
-            return usage(format!(
-                "{cases} cases (clients x modes x HTTP versions x load levels) are more than the {MAX_CASES} one \
-                 report shows: scan fewer clients or values"
-            ));
-        }
-        if let Some(b) = &self.browser {
-            check_browser_matrix(&b.matrix)?;
-        }
-        Ok(self)
-    }
-
-    /// The browser cases' dimensions: the run's, for the browser `clients` (the page builds the same matrix
-    /// from its query). Over plaintext the browser speaks HTTP/1.1.
-    fn browser_matrix(&self, clients: Vec<&'static str>) -> Matrix {
-        let clients = clients.into_iter().map(String::from).collect();
-        let mut m = Matrix::new(EnvironmentKind::Browser, clients, self.modes.clone());
-        m.tls = self.tls || self.url.as_ref().is_some_and(|u| u.scheme() == "https");
-        if m.tls {
-            m.http_versions = self.http_versions.clone();
-        }
-        m.body_sizes = self.load.body_sizes.clone();
-        m.server_delays_ms = self.load.server_delays_ms.clone();
-        m.concurrency = self.load.concurrency.clone();
-        m
-    }
-}
-
-/// Refuse a browser half with no case to run (every one left out by the matrix's rules), before any work.
-fn check_browser_matrix(matrix: &Matrix) -> Result<(), Usage> {
-    match matrix.cases() {
-        (cases, _) if !cases.is_empty() => Ok(()),
-        (_, skipped) => Err(Usage(format!(
-            "--browser: no browser case can run: {}; add --mode reuse or a level of 1 to -c",
-            skipped.join("; ")
-        ))),
+            browser: browser_options(a, matrices.next())?,
+        })
     }
 }
 
@@ -287,6 +198,8 @@ fn check_export(path: &Path, flag: &str) -> Result<(), Usage> {
 mod tests {
     use clap::Parser;
 
+    use httpbench_shared::session::Budget;
+
     use super::*;
     use crate::args::Cli;
 
@@ -314,6 +227,52 @@ mod tests {
         assert!(e.starts_with("-n/--count 2000000 is out of range: give 1 to 1000000"), "{e}");
         let e = RunOptions::from_args(&run_args(&["--browser", "--rounds", "200"])).unwrap_err().0;
         assert!(e.starts_with("--rounds 200 is out of range: give 1 to 100"), "{e}");
+    }
+
+    /// The rules of shared's one parse, in the CLI's spelling: the page says the same words after its own
+    /// field names (its tests in `web/src/settings/tests.rs`).
+    #[test]
+    fn every_rule_of_the_shared_parse_names_the_flag() {
+        let refused = |args: &[&str]| RunOptions::from_args(&run_args(args)).unwrap_err().0;
+        let e = refused(&["--clients", "all", "-c", "1,2,4,8,16", "--body-size", "0,1,2,3,4,5,6,7,8,9"]);
+        let cases = httpbench_shared::protocol::libraries().count() * 2 * 5 * 10;
+        assert_eq!(
+            e,
+            format!(
+                "{cases} cases (clients x modes x HTTP versions x load levels, over every environment of the run) are \
+                 more than the 500 one report shows: scan fewer clients or values"
+            )
+        );
+        let e = refused(&[
+            "--clients",
+            "curl,ureq,raw",
+            "--mode",
+            "reuse",
+            "-c",
+            "1,2,4,8,16",
+            "--body-size",
+            "0,1,2,3,4,5,6,7,8,9",
+            "--browser",
+            "chromium,firefox",
+            "--browser-clients",
+            "fetch,xhr,gloo-net,js-fetch",
+        ]);
+        assert!(e.starts_with("550 cases (clients x modes"), "3 x 50 native and 4 x 2 x 50 browser cases: {e}");
+        let e = refused(&["--http", "2"]);
+        assert!(e.starts_with("--http 2: HTTP/2 and HTTP/3 are measured over TLS only"), "{e}");
+        assert!(e.ends_with("give an https URL or add --tls for the embedded server"), "{e}");
+        let e =
+            refused(&["--tls", "--http", "2", "-c", "8", "--mode", "fresh", "--browser", "--browser-clients", "xhr"]);
+        assert!(e.starts_with("no browser case can run: xhr/fresh over HTTP/2 at concurrency 8 ("), "{e}");
+        assert!(e.ends_with("; add --mode reuse or a level of 1 to -c/--concurrency"), "{e}");
+        let e = refused(&["http://127.0.0.1:9/", "--body-size", "1k"]);
+        assert!(e.starts_with("--body-size asks the embedded server (/bytes/N, delay_ms=N), not http://127.0.0.1:9/"));
+        assert!(refused(&["-c", "0"]).starts_with("-c/--concurrency: '0' is not a concurrency level"));
+        assert!(refused(&["--browser", "--browser-clients", "curl"]).starts_with("--browser-clients: unknown client"));
+        let o = RunOptions::from_args(&run_args(&["--tls", "--http", "both", "-c", "1,4", "--server-delay", "5ms"]))
+            .unwrap();
+        assert_eq!((o.matrix.tls, o.matrix.http_versions.len(), o.matrix.concurrency.clone()), (true, 2, vec![1, 4]));
+        assert_eq!(o.matrix.server_delays_ms, [Some(5)]);
     }
 
     #[test]

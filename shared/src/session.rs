@@ -466,13 +466,15 @@ fn suite(seen: &[Handshakes]) -> Option<String> {
 }
 
 mod answer;
+mod input;
 mod matrix;
 mod plan;
 mod targets;
 mod turns;
 pub use answer::{check_answer, Asked};
+pub use input::{Field, FrontEnd, Input, InputError, RawPlan, Side};
 pub use matrix::Matrix;
-pub use plan::{Budget, Limits, Plan, PlanError, PlanField, RoundBudget, Spelling};
+pub use plan::{Budget, Limits, Plan, PlanError, RoundBudget, Spelling};
 pub use targets::Targets;
 pub use turns::Turns;
 

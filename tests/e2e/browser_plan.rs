@@ -168,7 +168,7 @@ fn a_plan_the_page_cannot_run_ends_within_seconds_naming_the_value() {
         BrowserRun::new("browser-plan-client", "-n 4 --warmup 0 --rounds 1 --clients raw --browser-clients reqwest")
             .run();
     assert_eq!(r.code, 2, "{}\n{}", r.err, r.out);
-    assert!(r.err.contains("the page refused the plan: unknown client 'reqwest'"), "{}", r.err);
+    assert!(r.err.contains("the page refused the plan: clients: unknown client 'reqwest'"), "{}", r.err);
     assert!(r.out.contains("raw/fresh: "), "the native cases are still reported: {}", r.out);
     assert!(start.elapsed() < Duration::from_secs(30), "took {:?}", start.elapsed());
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::PageQuery;
+use httpbench_shared::session::RawPlan;
 
 use crate::helpers::{wait_until, Serve};
 use crate::page::{launch, plain_static_server, testid, try_eval};
@@ -14,16 +15,16 @@ use crate::page::{launch, plain_static_server, testid, try_eval};
 /// The hosted page's link for these tests: 2 rounds of 20 requests of `fetch,js-fetch` reusing connections,
 /// against `target`, run at once (Chromium's test here and Firefox's in `firefox_page`).
 pub(crate) fn autorun_query(target: &str) -> PageQuery {
-    PageQuery {
+    let plan = RawPlan {
         target: Some(target.to_string()),
         count: Some("20".into()),
         warmup: Some("2".into()),
         rounds: Some("2".into()),
         clients: Some("fetch,js-fetch".into()),
         mode: Some("reuse".into()),
-        autorun: true,
-        ..PageQuery::default()
-    }
+        ..RawPlan::default()
+    };
+    PageQuery { plan, autorun: true, ..PageQuery::default() }
 }
 
 /// `"true"` once the page is cross-origin isolated (on a plain host, after its worker's reload) and its run done.

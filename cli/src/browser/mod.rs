@@ -1,7 +1,7 @@
 //! The browser front end of `httpbench run --browser`: the browser half of the run session, run by the page
 //! in real headless browsers (Chromium, Firefox: one page run per engine) against the embedded server(s). The
-//! run's options build the browser cases' matrix once (checked to hold a case, so a plan the page would refuse
-//! exits 2 naming the flag) and hand it, with the browsers found, as [`BrowserOptions`]; the whole plan goes
+//! run's options hold the browser cases' matrix (by shared's one parse of the run's raw plan, the page's too: a
+//! plan the page would refuse exits 2 naming the flag) and hand it, with the browsers found, as [`BrowserOptions`]; the whole plan goes
 //! to each engine's page run (`page`); the page runs one session over that matrix and posts its final
 //! report, which the CLI only merges with the native one, noting where the browser ran.
 //!

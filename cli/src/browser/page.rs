@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::{timeout_text, HttpChoice, Modes, PageQuery};
-use httpbench_shared::session::{Budget, Matrix, Plan, Targets};
+use httpbench_shared::session::{Budget, Matrix, Plan, RawPlan, Targets};
 use httpbench_shared::{EnvironmentKind, Report};
 use url::Url;
 
@@ -36,7 +36,7 @@ impl PagePlan<'_> {
         };
         let m = self.matrix;
         let list = |values: Vec<String>| (!values.is_empty()).then(|| values.join(","));
-        PageQuery {
+        let plan = RawPlan {
             target: Some(self.targets.default.clone()),
             targets: self.targets.per_version.clone(),
             count,
@@ -51,10 +51,8 @@ impl PagePlan<'_> {
             concurrency: list(m.concurrency.iter().map(u32::to_string).collect()),
             body_sizes: list(m.body_sizes.iter().flatten().map(u64::to_string).collect()),
             server_delays: list(m.server_delays_ms.iter().flatten().map(|ms| format!("{ms}ms")).collect()),
-            autorun: true,
-            imports: Vec::new(),
-            page: Some(id.to_string()),
-        }
+        };
+        PageQuery { plan, autorun: true, imports: Vec::new(), page: Some(id.to_string()) }
     }
 
     /// Page `id`'s URL on `server` (`/app/`) with the plan in its query string.
@@ -104,26 +102,27 @@ mod tests {
         let (at, query) = url.split_once('?').unwrap();
         assert_eq!(at, "https://127.0.0.1:4000/app/");
         let q = PageQuery::parse(query);
-        assert_eq!(q.target.as_deref(), Some("https://127.0.0.1:4000/"));
-        assert_eq!(q.targets, targets.per_version);
-        assert_eq!((q.count.as_deref(), q.duration, q.warmup.as_deref()), (Some("200"), None, Some("5")));
+        let (p, page_id) = (&q.plan, q.page.as_deref());
+        assert_eq!(p.target.as_deref(), Some("https://127.0.0.1:4000/"));
+        assert_eq!(p.targets, targets.per_version);
+        assert_eq!((p.count.as_deref(), p.duration.as_deref(), p.warmup.as_deref()), (Some("200"), None, Some("5")));
         assert_eq!(
-            (q.rounds.as_deref(), q.interleave.as_deref(), q.timeout.as_deref()),
+            (p.rounds.as_deref(), p.interleave.as_deref(), p.timeout.as_deref()),
             (Some("3"), Some("0"), Some("2500ms"))
         );
         assert_eq!(
-            (q.clients.as_deref(), q.mode.as_deref(), q.http.as_deref()),
+            (p.clients.as_deref(), p.mode.as_deref(), p.http.as_deref()),
             (Some("fetch,xhr"), Some("reuse"), Some("both"))
         );
-        assert_eq!((q.concurrency.as_deref(), q.body_sizes.as_deref()), (Some("1,8"), Some("0,16384")));
-        assert_eq!(q.server_delays.as_deref(), Some("5ms"));
+        assert_eq!((p.concurrency.as_deref(), p.body_sizes.as_deref()), (Some("1,8"), Some("0,16384")));
+        assert_eq!(p.server_delays.as_deref(), Some("5ms"));
         assert!(q.autorun);
-        assert_eq!(q.page.as_deref(), Some("chromium"));
+        assert_eq!(page_id, Some("chromium"));
         let timed = Plan { budget: Budget::Duration(Duration::from_millis(2500)), ..plan };
         let q = PagePlan { plan: &timed, ..page }.query("chromium");
-        assert_eq!((q.count, q.duration.as_deref()), (None, Some("2.5")));
+        assert_eq!((q.plan.count, q.plan.duration.as_deref()), (None, Some("2.5")));
         let plain = Matrix::new(EnvironmentKind::Browser, vec!["fetch".into()], vec![Mode::Fresh]);
         let q = PagePlan { matrix: &plain, ..page }.query("chromium");
-        assert_eq!((q.body_sizes, q.server_delays, q.http.as_deref()), (None, None, Some("1.1")));
+        assert_eq!((q.plan.body_sizes, q.plan.server_delays, q.plan.http.as_deref()), (None, None, Some("1.1")));
     }
 }

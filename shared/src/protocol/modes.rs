@@ -62,7 +62,7 @@ impl FromStr for Modes {
             "fresh" => Ok(Modes::Fresh),
             "reuse" => Ok(Modes::Reuse),
             "both" => Ok(Modes::Both),
-            other => Err(format!("mode '{other}' is not a mode: give fresh, reuse or both")),
+            other => Err(format!("'{other}' is not a mode: give fresh, reuse or both")),
         }
     }
 }

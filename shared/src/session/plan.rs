@@ -6,6 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::input::Field;
 use crate::model::EnvironmentKind;
 
 /// How much to measure per case: a request count or a wall-clock duration, split evenly over the rounds.
@@ -96,14 +97,14 @@ impl Plan {
             let out = |field, value, max| PlanError::OutOfRange { field, value, max, environment: env };
             if let Budget::Count(n) = budget {
                 if n == 0 || n > limits.max_count {
-                    return Err(out(PlanField::Count, n, limits.max_count));
+                    return Err(out(Field::Count, n, limits.max_count));
                 }
             }
             if rounds == 0 || rounds > u64::from(limits.max_rounds) {
-                return Err(out(PlanField::Rounds, rounds, u64::from(limits.max_rounds)));
+                return Err(out(Field::Rounds, rounds, u64::from(limits.max_rounds)));
             }
             if warmup > limits.max_count {
-                return Err(out(PlanField::Warmup, warmup, limits.max_count));
+                return Err(out(Field::Warmup, warmup, limits.max_count));
             }
         }
         // In range of some environment's `max_rounds`, so a u32.
@@ -135,46 +136,13 @@ impl Limits {
     }
 }
 
-/// A value of a plan, as each front end names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlanField {
-    /// Measured requests per case.
-    Count,
-    /// Warm-up requests per case.
-    Warmup,
-    /// Rounds per case.
-    Rounds,
-}
-
 /// Who is told of a bad value: the flag a CLI user typed, or the field a page user filled in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spelling {
-    /// `-n/--count`, `--warmup`, `--rounds`.
+    /// The flags: `-n/--count`, `--warmup`, `-c/--concurrency` ([`Field::name`]).
     Cli,
-    /// `count`, `warm-up`, `rounds` (the form's and the link's names).
+    /// The form's fields: `count`, `warm-up`, `requests in flight`.
     Page,
-}
-
-impl PlanField {
-    /// The field's name for `spelling`.
-    pub fn name(self, spelling: Spelling) -> &'static str {
-        match (self, spelling) {
-            (PlanField::Count, Spelling::Cli) => "-n/--count",
-            (PlanField::Count, Spelling::Page) => "count",
-            (PlanField::Warmup, Spelling::Cli) => "--warmup",
-            (PlanField::Warmup, Spelling::Page) => "warm-up",
-            (PlanField::Rounds, Spelling::Cli) => "--rounds",
-            (PlanField::Rounds, Spelling::Page) => "rounds",
-        }
-    }
-
-    /// The smallest value it takes.
-    fn min(self) -> u64 {
-        match self {
-            PlanField::Warmup => 0,
-            PlanField::Count | PlanField::Rounds => 1,
-        }
-    }
 }
 
 /// A plan that cannot run.
@@ -183,7 +151,7 @@ pub enum PlanError {
     /// A value beyond what `environment` runs.
     OutOfRange {
         /// Which value.
-        field: PlanField,
+        field: Field,
         /// As given.
         value: u64,
         /// The largest `environment` takes.
@@ -213,8 +181,8 @@ impl PlanError {
             }
             PlanError::FewerThanRounds { count, rounds } => format!(
                 "{} {count} is fewer than {} {rounds}: give at least one request per round",
-                PlanField::Count.name(spelling),
-                PlanField::Rounds.name(spelling)
+                Field::Count.name(spelling),
+                Field::Rounds.name(spelling)
             ),
         }
     }

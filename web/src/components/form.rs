@@ -7,6 +7,8 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
 use super::PageState;
+use httpbench_shared::session::RawPlan;
+
 use crate::settings::{available_clients, RawSettings};
 
 /// The form's values as typed.
@@ -33,23 +35,23 @@ struct FormState {
 impl FormState {
     /// The form filled with `initial`.
     fn new(initial: &RawSettings) -> Self {
-        let chosen = initial.clients.split(',').map(str::trim).collect::<Vec<_>>();
+        let chosen = initial.plan.clients.split(',').map(str::trim).collect::<Vec<_>>();
         let on = |name: &str| chosen.contains(&"all") || chosen.contains(&name);
         FormState {
-            target: RwSignal::new(initial.target.clone()),
-            count: RwSignal::new(initial.count.clone()),
-            duration: RwSignal::new(initial.duration.clone()),
-            warmup: RwSignal::new(initial.warmup.clone()),
-            rounds: RwSignal::new(initial.rounds.clone()),
-            timeout: RwSignal::new(initial.timeout.clone()),
-            concurrency: RwSignal::new(initial.concurrency.clone()),
-            body_sizes: RwSignal::new(initial.body_sizes.clone()),
-            server_delays: RwSignal::new(initial.server_delays.clone()),
-            http: RwSignal::new(initial.http.clone()),
+            target: RwSignal::new(initial.plan.target.clone()),
+            count: RwSignal::new(initial.plan.count.clone()),
+            duration: RwSignal::new(initial.plan.duration.clone()),
+            warmup: RwSignal::new(initial.plan.warmup.clone()),
+            rounds: RwSignal::new(initial.plan.rounds.clone()),
+            timeout: RwSignal::new(initial.plan.timeout.clone()),
+            concurrency: RwSignal::new(initial.plan.concurrency.clone()),
+            body_sizes: RwSignal::new(initial.plan.body_sizes.clone()),
+            server_delays: RwSignal::new(initial.plan.server_delays.clone()),
+            http: RwSignal::new(initial.plan.http.clone()),
             // Anything but an explicit 0 interleaves; a bad value is the check's to name, not the box's.
-            interleave: RwSignal::new(!matches!(initial.interleave.trim(), "0" | "false")),
+            interleave: RwSignal::new(!matches!(initial.plan.interleave.trim(), "0" | "false")),
             clients: StoredValue::new(available_clients().into_iter().map(|c| (c, RwSignal::new(on(c)))).collect()),
-            mode: RwSignal::new(initial.mode.clone()),
+            mode: RwSignal::new(initial.plan.mode.clone()),
             initial: StoredValue::new(initial.clone()),
         }
     }
@@ -58,9 +60,9 @@ impl FormState {
     fn raw(&self) -> RawSettings {
         let clients: Vec<&str> =
             self.clients.with_value(|all| all.iter().filter(|(_, on)| on.get_untracked()).map(|(c, _)| *c).collect());
-        RawSettings {
+        let plan = RawPlan {
             target: self.target.get_untracked(),
-            targets: self.initial.with_value(|i| i.targets.clone()),
+            targets: self.initial.with_value(|i| i.plan.targets.clone()),
             count: self.count.get_untracked(),
             duration: self.duration.get_untracked(),
             warmup: self.warmup.get_untracked(),
@@ -73,9 +75,8 @@ impl FormState {
             concurrency: self.concurrency.get_untracked(),
             body_sizes: self.body_sizes.get_untracked(),
             server_delays: self.server_delays.get_untracked(),
-            autorun: false,
-            page: self.initial.with_value(|i| i.page.clone()),
-        }
+        };
+        RawSettings { plan, autorun: false, page: self.initial.with_value(|i| i.page.clone()) }
     }
 }
 

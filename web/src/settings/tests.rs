@@ -1,6 +1,8 @@
 //! The page's settings read from links and the form, natively: defaults, the query string through shared's
 //! `PageQuery`, the duration that replaces the count, and the messages that name a bad value.
 
+use httpbench_shared::model::HttpVersion;
+use httpbench_shared::session::Budget;
 use httpbench_shared::Mode;
 
 use super::*;
@@ -12,9 +14,9 @@ fn from_link(search: &str) -> RawSettings {
 }
 
 /// What `check` refuses, after `f` changed the defaults.
-fn refused(f: fn(&mut RawSettings)) -> String {
+fn refused(f: fn(&mut RawPlan)) -> String {
     let mut s = RawSettings::defaults("http://h:1");
-    f(&mut s);
+    f(&mut s.plan);
     s.check().unwrap_err()
 }
 
@@ -66,7 +68,7 @@ fn defaults_run_every_client_of_this_build_in_both_modes_by_count() {
     assert_eq!(d.matrix.clients, available_clients());
     assert_eq!(d.matrix.modes, [Mode::Fresh, Mode::Reuse]);
     assert_eq!(d.plan, Plan { budget: Budget::Count(500), warmup: 20, rounds: 5, interleave: true });
-    assert_eq!(RawSettings::defaults("null").target, "http://127.0.0.1:8080/");
+    assert_eq!(RawSettings::defaults("null").plan.target, "http://127.0.0.1:8080/");
     assert_eq!(from_link(""), RawSettings::defaults(ORIGIN), "an empty query leaves every default");
 }
 
@@ -98,9 +100,9 @@ fn a_duration_replaces_the_count() {
 #[test]
 fn a_bad_duration_is_named() {
     let e = refused(|s| s.duration = "soon".into());
-    assert!(e.starts_with("duration 'soon' is not a usable time"), "{e}");
-    assert!(refused(|s| s.duration = "0s".into()).starts_with("duration '0s'"));
-    assert!(refused(|s| s.duration = "3d".into()).starts_with("duration '3d'"), "more than a day");
+    assert!(e.starts_with("duration: 'soon' is not a usable time"), "{e}");
+    assert!(refused(|s| s.duration = "0s".into()).starts_with("duration: '0s'"));
+    assert!(refused(|s| s.duration = "3d".into()).starts_with("duration: '3d'"), "more than a day");
 }
 
 #[test]
@@ -117,27 +119,30 @@ fn bad_values_are_named() {
     assert_eq!(refused(|s| s.count = "0".into()), "count 0 is out of range: give 1 to 1000000");
     assert_eq!(refused(|s| s.count = "2000000".into()), "count 2000000 is out of range: give 1 to 1000000");
     assert_eq!(refused(|s| s.rounds = "200".into()), "rounds 200 is out of range: give 1 to 100");
-    assert!(refused(|s| s.rounds = "x".into()).starts_with("rounds 'x' must be a whole number"));
-    assert!(refused(|s| s.warmup = "-1".into()).starts_with("warm-up '-1'"));
+    assert!(refused(|s| s.rounds = "x".into()).starts_with("rounds: 'x' must be a whole number"));
+    assert!(refused(|s| s.warmup = "-1".into()).starts_with("warm-up: '-1'"));
     assert!(refused(|s| s.count = "3".into()).starts_with("count 3 is fewer than rounds 5"));
-    assert!(refused(|s| s.timeout = "0".into()).starts_with("timeout '0' is not a usable timeout"));
-    assert!(refused(|s| s.interleave = "maybe".into()).starts_with("interleave 'maybe'"));
+    assert!(refused(|s| s.timeout = "0".into()).starts_with("timeout: '0' is not a usable timeout"));
+    assert!(refused(|s| s.interleave = "maybe".into()).starts_with("interleave: 'maybe'"));
     assert!(refused(|s| s.body_sizes = "2g".into()).starts_with("body sizes: '2g'"));
     assert!(refused(|s| s.server_delays = "soon".into()).starts_with("server delays: 'soon'"));
     assert!(refused(|s| s.http = "4".into()).starts_with("http: HTTP version '4'"));
-    assert!(refused(|s| s.http = "3".into()).contains("over TLS only"));
-    assert!(refused(|s| s.http = "2".into()).contains("over TLS only"));
+    assert!(refused(|s| s.http = "3".into()).starts_with("http 3: HTTP/2 and HTTP/3 are measured over TLS only"));
+    assert!(refused(|s| s.http = "2".into()).ends_with("give an https target"));
     let e = refused(|s| {
         s.target = "https://h:1/".into();
         (s.http, s.mode, s.concurrency) = ("2".into(), "fresh".into(), "8".into());
     });
-    assert!(e.starts_with("no case can run: fetch/fresh over HTTP/2 at concurrency 8"), "{e}");
+    assert!(e.starts_with("no browser case can run: fetch/fresh over HTTP/2 at concurrency 8"), "{e}");
+    assert!(e.ends_with("; add mode reuse or a level of 1 to requests in flight"), "{e}");
     let e = refused(|s| s.clients = "curl".into());
-    assert!(e.starts_with("unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
+    assert!(e.starts_with("clients: unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
     assert!(refused(|s| s.clients = String::new()).contains("names no client"));
-    assert!(refused(|s| s.mode = "new".into()).starts_with("mode 'new'"));
-    assert!(refused(|s| s.target = "ftp://x/".into()).contains("'ftp://x/'"));
-    assert!(refused(|s| s.concurrency = "0".into()).starts_with("in flight: '0' is not a concurrency level"));
+    assert!(refused(|s| s.mode = "new".into()).starts_with("mode: 'new' is not a mode"));
+    assert!(
+        refused(|s| s.target = "ftp://x/".into()).starts_with("target: 'ftp://x/' is not an http:// or https:// URL")
+    );
+    assert!(refused(|s| s.concurrency = "0".into()).starts_with("requests in flight: '0' is not a concurrency level"));
 }
 
 #[test]
@@ -156,4 +161,21 @@ fn a_page_started_by_a_run_keeps_its_id_and_a_bad_one_is_refused() {
     assert_eq!(from_link("").check().unwrap().page, None, "a page opened by hand takes no turns");
     let e = from_link("?page=a%20b").check().unwrap_err();
     assert!(e.contains("'a b'") && e.contains("page"), "{e}");
+}
+
+/// A page opened by hand refuses a plan of more cases than one report shows, in the CLI's words: its export
+/// would be a file its own import and `compare` refuse.
+#[test]
+fn a_plan_beyond_the_case_cap_is_refused_as_the_cli_refuses_it() {
+    let e = refused(|s| (s.concurrency, s.body_sizes) = ("1,2,4,8,16,32,64".into(), "0,1,2,3,4,5,6,7,8,9".into()));
+    let cases = 2 * 7 * 10 * available_clients().len();
+    assert_eq!(
+        e,
+        format!(
+            "{cases} cases (clients x modes x HTTP versions x load levels, over every environment of the run) are \
+             more than the 500 one report shows: scan fewer clients or values"
+        )
+    );
+    let fits = from_link("c=1,2,4,8,16,32,64&size=0,1,2,3,4,5,6,7,8,9&clients=fetch,xhr&mode=reuse").check();
+    assert_eq!(fits.map(|r| r.matrix.cases().0.len()), Ok(140));
 }
