@@ -4,9 +4,6 @@
 //! before ([`gate`]).
 
 mod gate;
-mod options;
-
-pub use options::CompareOptions;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,7 +13,8 @@ use httpbench_shared::parse::{parse_reports, MAX_CASES};
 use httpbench_shared::protocol::share;
 use httpbench_shared::{render, RenderOptions, Report, Source};
 
-use crate::options::Usage;
+use crate::options::CompareOptions;
+use crate::usage::Usage;
 
 /// Result files larger than this are refused, counted while reading (a real one is a few KiB per case).
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use httpbench_shared::change::{Change, Comparison, Verdict};
 use httpbench_shared::render::{escape_controls, PARTIAL};
 
-use super::options::{CompareOptions, Gate};
-use crate::options::Usage;
+use crate::options::{CompareOptions, Gate};
+use crate::usage::Usage;
 
 /// Exit code of a failed gate, beside 0 (passed), 1 (an export failed) and 2 (bad input).
 pub const FAILED: u8 = 3;

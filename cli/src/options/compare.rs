@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use httpbench_shared::change::{Rule, NOISE_THRESHOLD};
 use httpbench_shared::{Format, RateBasis};
 
+use super::run::checked_html_export;
 use crate::args::CompareArgs;
-use crate::options::{checked_html_export, Usage};
+use crate::usage::Usage;
 
 /// Checked options of `httpbench compare`.
 #[derive(Debug, Clone)]

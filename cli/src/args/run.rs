@@ -1,0 +1,228 @@
+//! The arguments of `httpbench run` (also the arguments of `httpbench` with no command), with the help that
+//! the client and engine tables write.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use httpbench_shared::model::{Engine, Pin};
+use httpbench_shared::protocol::{clients_of, native_clients, ClientInfo, HttpChoice, Modes};
+use httpbench_shared::{EnvironmentKind, Format};
+use url::Url;
+
+use super::values;
+
+/// Options of `httpbench run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
+    #[arg(value_parser = values::UrlParser)]
+    pub url: Option<Url>,
+    /// Measured requests per case [default: 2000].
+    #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration")]
+    pub count: Option<u64>,
+    /// Measure each case for this long instead of a count (e.g. 3, 3s, 500ms, 1m 30s), like Perl's negative
+    /// count.
+    #[arg(long, value_name = "TIME", value_parser = values::parse_duration)]
+    pub duration: Option<Duration>,
+    /// Rounds per case; the count or duration is split between them and their spread gives the confidence
+    /// interval.
+    #[arg(long, default_value_t = 5, value_name = "R")]
+    pub rounds: u32,
+    /// Run each case's rounds back to back instead of round-robin across cases.
+    #[arg(long)]
+    pub no_interleave: bool,
+    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Native))]
+    pub clients: Option<String>,
+    /// A command client of your own, NAME=COMMAND or NAME@VERSIONS=COMMAND (repeatable): COMMAND runs through
+    /// `sh -c` and speaks the protocol in the README ("Command clients"); VERSIONS are the HTTP versions it
+    /// speaks, as --http takes them (mine@1.1,2=...; HTTP/1.1 when none are given); NAME goes in --clients
+    /// (without --clients, it is added to the default selection).
+    #[arg(long = "client-cmd", value_name = "NAME[@VERSIONS]=COMMAND")]
+    pub client_cmd: Vec<String>,
+    /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
+    #[arg(long, value_enum, default_value_t = Modes::Both)]
+    pub mode: Modes,
+    /// Requests before measuring each case, excluded from every figure (split among a case's requests in
+    /// flight).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub warmup: u64,
+    /// Requests in flight per case (1 = sequential). A list (1,4,16) scans: one case per level. Blocking
+    /// clients use a thread and a client each, reqwest-async tasks on one client, curl-multi one multi handle.
+    #[arg(short = 'c', long, value_name = "N[,N...]", default_value = "1")]
+    pub concurrency: String,
+    /// Response body sizes to ask the embedded server for (bytes; k = 1024, m = 1048576), e.g. 0,1k,64k,1m:
+    /// one case per size, and bytes per second in the report.
+    #[arg(long, value_name = "SIZE[,SIZE...]")]
+    pub body_size: Option<String>,
+    /// Think time of the embedded server before each answer (e.g. 5ms; 0 for none); a list scans.
+    #[arg(long, value_name = "TIME[,TIME...]")]
+    pub server_delay: Option<String>,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value = "10", value_name = "SECS", value_parser = values::parse_timeout)]
+    pub timeout: Duration,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// The embedded server over HTTPS (a certificate generated at start, its CA given to the clients).
+    #[arg(long)]
+    pub tls: bool,
+    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS", help = http_help())]
+    pub http: HttpChoice,
+    /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
+    /// Verification stays on: there is no --insecure.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Also write the result file (JSON) here.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the Markdown table here.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write the CSV here.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write the HTML report here: one self-contained file (charts, latency histograms, the statistics
+    /// table and the text report; no script, nothing fetched) to open in any browser or attach to an issue.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+    /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
+    #[arg(long)]
+    pub perl: bool,
+    /// CPU placement (Linux) of the client and the embedded server. Placement alone can change loopback rates
+    /// several-fold; it is recorded in the report.
+    #[arg(long, value_enum, default_value_t = PinArg::Auto)]
+    pub pin: PinArg,
+    /// Never show a progress bar.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Then run the browser clients through the page in real headless browsers, against the same server with
+    /// the same settings, and report native and browser cases together: chromium (alone, the default),
+    /// firefox, or a list (chromium,firefox; all), one after another.
+    #[arg(long, value_name = "ENGINES", num_args = 0..=1, default_missing_value = "chromium",
+          value_parser = parse_engines)]
+    pub browser: Option<Engines>,
+    /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
+    pub chromium: Option<PathBuf>,
+    /// Firefox binary for --browser firefox [default: firefox-esr or firefox on PATH].
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_FIREFOX")]
+    pub firefox: Option<PathBuf>,
+    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
+    pub browser_clients: Option<String>,
+    /// CPU placement of Chromium for --browser, relative to the embedded server: none = every CPU, as a
+    /// browser runs for a user (Chromium is several processes passing each request along; one CPU halves its
+    /// rate); same = the server's CPU; split = every CPU but the server's.
+    #[arg(long, value_enum, default_value_t = Pin::None)]
+    pub browser_pin: Pin,
+    /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
+    #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
+    pub page_dir: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`; its
+    /// [`BrowserEngine::path_flag`](crate::browser::BrowserEngine::path_flag)), if any.
+    pub fn browser_path(&self, flag: &str) -> Option<&std::path::Path> {
+        let given = [("--chromium", &self.chromium), ("--firefox", &self.firefox)];
+        given.into_iter().find(|(f, _)| *f == flag).and_then(|(_, path)| path.as_deref())
+    }
+}
+
+/// `--browser`'s engines, in the order they run (a type of its own: clap reads a bare `Vec` as many values).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Engines(pub Vec<Engine>);
+
+/// `--browser`'s list, by shared's parser; a URL there was meant as the run's target, which goes first.
+fn parse_engines(text: &str) -> Result<Engines, String> {
+    if text.contains("://") {
+        return Err(format!(
+            "`{text}` is not a browser: give the URL before --browser (run URL --browser), or name the browsers \
+             (--browser chromium)"
+        ));
+    }
+    Engine::parse_list(text).map(Engines)
+}
+
+/// `--pin`: a placement, or `auto` to choose one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PinArg {
+    /// split when two CPUs are free, else same.
+    Auto,
+    /// Client and embedded server on one CPU.
+    Same,
+    /// Client and embedded server on two different CPUs.
+    Split,
+    /// Left to the OS.
+    None,
+}
+
+impl PinArg {
+    /// The placement asked for; `None` is auto.
+    pub fn pin(self) -> Option<Pin> {
+        match self {
+            PinArg::Auto => None,
+            PinArg::Same => Some(Pin::Same),
+            PinArg::Split => Some(Pin::Split),
+            PinArg::None => Some(Pin::None),
+        }
+    }
+}
+
+/// The help of a client-list flag, from the client table: every name, and the default selection; natively
+/// the command clients apart (`all` leaves them out).
+fn client_help(environment: EnvironmentKind) -> String {
+    let clients: Vec<&ClientInfo> = clients_of(environment).collect();
+    let names: Vec<String> = clients
+        .iter()
+        .filter(|c| c.in_all())
+        .map(|c| match c.feature() {
+            Some(f) => format!("{} (page built with --features {f})", c.name),
+            None => c.name.to_string(),
+        })
+        .collect();
+    let defaults: Vec<&str> = clients.iter().filter(|c| c.default).map(|c| c.name).collect();
+    let commands: Vec<&str> = clients.iter().filter(|c| c.is_command()).map(|c| c.name).collect();
+    let commands = match commands.is_empty() {
+        true => String::new(),
+        false => format!(" Command clients (not in all): {}, and your own (--client-cmd).", commands.join(", ")),
+    };
+    format!("Comma-separated clients: {}, or all [default: {}].{commands}", names.join(", "), defaults.join(","))
+}
+
+/// The help of `--http`, with the versions of each native client from the client table.
+fn http_help() -> String {
+    let spoken: Vec<String> = native_clients()
+        .map(|c| format!("{} {}", c.name, c.versions.iter().map(|v| v.short()).collect::<Vec<_>>().join("+")))
+        .collect();
+    format!(
+        "HTTP version(s) to measure, each as separate cases: 1.1, 2 (by ALPN, over TLS: --tls or an https URL), 3 \
+         (QUIC, over UDP on the same port), a list (1.1,2,3), or both (= 1.1,2). Clients that do not speak a version \
+         are left out of its cases, and the report says so. Spoken: {}; your own command clients what they declare \
+         (--client-cmd NAME@VERSIONS=COMMAND), else h1.",
+        spoken.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::args::Cli;
+    use crate::browser::ENGINES;
+
+    /// Each engine's path flag is a flag of `run`, and what it gives is that engine's binary.
+    #[test]
+    fn each_engines_path_flag_gives_its_binary() {
+        for engine in ENGINES {
+            let flag = engine.path_flag();
+            let a =
+                Cli::try_parse_from(["httpbench", flag, "/opt/browser"]).unwrap_or_else(|e| panic!("{flag}: {e}")).run;
+            assert_eq!(a.browser_path(flag), Some(std::path::Path::new("/opt/browser")), "{flag}");
+            for other in ENGINES.iter().filter(|e| e.path_flag() != flag) {
+                // Not None: HTTPBENCH_CHROMIUM or HTTPBENCH_FIREFOX may be set where the tests run.
+                assert_ne!(a.browser_path(other.path_flag()), Some(std::path::Path::new("/opt/browser")), "{flag}");
+            }
+        }
+    }
+}
