@@ -466,15 +466,17 @@ fn suite(seen: &[Handshakes]) -> Option<String> {
 }
 
 mod answer;
+mod field;
 mod input;
 mod matrix;
 mod plan;
 mod targets;
 mod turns;
 pub use answer::{check_answer, Asked};
-pub use input::{Field, FrontEnd, Input, InputError, RawPlan, Side};
+pub use field::{Field, Spelling};
+pub use input::{FrontEnd, Input, InputError, RawPlan, Side};
 pub use matrix::Matrix;
-pub use plan::{Budget, Limits, Plan, PlanError, RoundBudget, Spelling};
+pub use plan::{Budget, Limits, Plan, PlanError, RoundBudget};
 pub use targets::Targets;
 pub use turns::Turns;
 

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use super::plan::{Budget, Plan, Spelling};
+use super::field::{Field, Spelling};
+use super::plan::{Budget, Plan};
 use super::{Matrix, Targets};
 use crate::model::{EnvironmentKind, HttpVersion};
 use crate::parse::MAX_CASES;
@@ -17,92 +18,6 @@ use crate::protocol::{
     parse_client_list, parse_concurrency, parse_delays, parse_duration, parse_sizes, parse_timeout, HttpChoice,
     LoadError, Modes,
 };
-
-/// A value of the raw plan (and the clients of a side), as each front end names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
-    /// The URL the cases request.
-    Target,
-    /// Measured requests per case.
-    Count,
-    /// Measured time per case instead of a count.
-    Duration,
-    /// Warm-up requests per case.
-    Warmup,
-    /// Rounds per case.
-    Rounds,
-    /// Round-robin across cases, or case after case.
-    Interleave,
-    /// Every request's deadline.
-    Timeout,
-    /// The client list of the front end's own environment.
-    Clients,
-    /// The browser's client list of a CLI run with `--browser`.
-    BrowserClients,
-    /// Connection modes.
-    Mode,
-    /// HTTP versions.
-    Http,
-    /// Requests in flight per case.
-    Concurrency,
-    /// Body sizes asked of the embedded server.
-    BodySizes,
-    /// Think times asked of the embedded server.
-    ServerDelays,
-}
-
-impl Field {
-    /// The field's name for `spelling`: the CLI's flag, or the page's form label (lowercase).
-    pub fn name(self, spelling: Spelling) -> &'static str {
-        let (cli, page) = match self {
-            Field::Target => ("URL", "target"),
-            Field::Count => ("-n/--count", "count"),
-            Field::Duration => ("--duration", "duration"),
-            Field::Warmup => ("--warmup", "warm-up"),
-            Field::Rounds => ("--rounds", "rounds"),
-            Field::Interleave => ("--no-interleave", "interleave"),
-            Field::Timeout => ("--timeout", "timeout"),
-            Field::Clients => ("--clients", "clients"),
-            Field::BrowserClients => ("--browser-clients", "clients"),
-            Field::Mode => ("--mode", "mode"),
-            Field::Http => ("--http", "http"),
-            Field::Concurrency => ("-c/--concurrency", "requests in flight"),
-            Field::BodySizes => ("--body-size", "body sizes"),
-            Field::ServerDelays => ("--server-delay", "server delays"),
-        };
-        match spelling {
-            Spelling::Cli => cli,
-            Spelling::Page => page,
-        }
-    }
-
-    /// The key of the page's query string that carries the field (the link's spelling).
-    pub fn key(self) -> &'static str {
-        match self {
-            Field::Target => "target",
-            Field::Count => "n",
-            Field::Duration => "duration",
-            Field::Warmup => "warmup",
-            Field::Rounds => "rounds",
-            Field::Interleave => "interleave",
-            Field::Timeout => "timeout",
-            Field::Clients | Field::BrowserClients => "clients",
-            Field::Mode => "mode",
-            Field::Http => "http",
-            Field::Concurrency => "c",
-            Field::BodySizes => "size",
-            Field::ServerDelays => "delay",
-        }
-    }
-
-    /// The smallest value a number of the plan takes.
-    pub(super) fn min(self) -> u64 {
-        match self {
-            Field::Warmup => 0,
-            _ => 1,
-        }
-    }
-}
 
 /// The plan of a run as typed: every value text, so the CLI, the form and the link say the same things the
 /// same way. `V` is `String` for a plan to parse (every value given, a front end's defaults filled in), and

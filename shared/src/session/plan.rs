@@ -6,7 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::input::Field;
+use super::field::{Field, Spelling};
 use crate::model::EnvironmentKind;
 
 /// How much to measure per case: a request count or a wall-clock duration, split evenly over the rounds.
@@ -134,15 +134,6 @@ impl Limits {
             EnvironmentKind::Browser => Limits { max_count: 1_000_000, max_rounds: 100 },
         }
     }
-}
-
-/// Who is told of a bad value: the flag a CLI user typed, or the field a page user filled in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spelling {
-    /// The flags: `-n/--count`, `--warmup`, `-c/--concurrency` ([`Field::name`]).
-    Cli,
-    /// The form's fields: `count`, `warm-up`, `requests in flight`.
-    Page,
 }
 
 /// A plan that cannot run.
