@@ -21,6 +21,7 @@ pub mod process;
 mod progress;
 mod runner;
 mod server;
+mod tls;
 mod usage;
 
 use std::cell::RefCell;
@@ -212,9 +213,9 @@ fn join_browsers(browsers: Vec<(Engine, anyhow::Result<Report>)>, reports: &mut 
 
 /// The CA the TLS clients trust: with `--tls` the embedded server's, as they would be given any CA; else
 /// `--cacert`'s, if given.
-fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Result<Option<Arc<clients::tls::CaFile>>> {
+fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Result<Option<Arc<crate::tls::CaFile>>> {
     Ok(match server.and_then(|s| s.ca.clone()) {
-        Some(path) => Some(Arc::new(clients::tls::CaFile::read(&path).map_err(anyhow::Error::msg)?)),
+        Some(path) => Some(Arc::new(crate::tls::CaFile::read(&path).map_err(anyhow::Error::msg)?)),
         None => options.cacert.clone(),
     })
 }
@@ -262,7 +263,7 @@ fn measure(
     url: &url::Url,
     stop: &AtomicBool,
     mut header: Header,
-    cacert: Option<Arc<clients::tls::CaFile>>,
+    cacert: Option<Arc<crate::tls::CaFile>>,
     probe: Option<&server::probe::Probe>,
     pages: Option<&RefCell<browser::Pages<'_>>>,
 ) -> Finished {

@@ -68,7 +68,7 @@ fn new_client(config: &DriverConfig) -> Result<HyperClient, String> {
     };
     let mut builder = Client::builder(TokioExecutor::new());
     builder.http2_only(config.http == HttpVersion::Http2);
-    builder.http2_max_header_list_size(tls::MAX_FIELD_SECTION_BYTES as u32);
+    builder.http2_max_header_list_size(crate::tls::MAX_FIELD_SECTION_BYTES as u32);
     Ok(builder.build(connector))
 }
 

@@ -140,7 +140,7 @@ pub struct DriverConfig {
     /// Give up on one request after this long.
     pub timeout: Duration,
     /// `--cacert`: the CAs a TLS client trusts instead of its built-in roots.
-    pub cacert: Option<std::sync::Arc<tls::CaFile>>,
+    pub cacert: Option<std::sync::Arc<crate::tls::CaFile>>,
     /// The HTTP version to ask for (HTTP/2 by ALPN, over TLS).
     pub http: httpbench_shared::model::HttpVersion,
 }

@@ -1,6 +1,6 @@
-//! One TLS configuration for every reqwest client in the process, built once; and the CA file of `--cacert`,
-//! which every TLS client is given instead of its built-in roots (verification stays on); and the limits both
-//! sides share over TLS and QUIC (idle time, the size of a header section).
+//! The clients' TLS configuration: one for every reqwest client in the process, built once, trusting the CA file
+//! of `--cacert` ([`crate::tls::CaFile`]) instead of the built-in roots (verification stays on), offering the
+//! case's version by ALPN.
 //!
 //! `reqwest::ClientBuilder::build()` with default settings loads the operating system's root store through
 //! rustls-platform-verifier on every call: about 6.5 ms on this project's machines (measured: 150 fresh
@@ -9,39 +9,11 @@
 //! reqwest clients are handed this configuration (Mozilla's roots from webpki-roots, as ureq uses) instead
 //! of loading the system's each time — which is also what a careful reqwest user does.
 
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use httpbench_shared::model::HttpVersion;
-use rustls::pki_types::CertificateDer;
 
-/// Largest PEM file read (`--cacert`, `serve --cert`/`--key`): the system's whole CA bundle is about 220 KB.
-pub const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
-
-/// `--cacert`: the file, and the certificates read from it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CaFile {
-    /// The PEM file (libcurl reads it itself).
-    pub path: PathBuf,
-    /// Its certificates.
-    pub certs: Vec<CertificateDer<'static>>,
-}
-
-impl CaFile {
-    /// The certificates of the PEM file at `path`; the error names the file as `--cacert` does.
-    pub fn read(path: &std::path::Path) -> Result<CaFile, String> {
-        use rustls::pki_types::pem::PemObject;
-        let shown = path.display();
-        let pem = crate::files::read_capped(path, MAX_PEM_BYTES).map_err(|e| format!("--cacert {shown}: {e}"))?;
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("--cacert {shown}: not a PEM certificate file ({e})"))?;
-        if certs.is_empty() {
-            return Err(format!("--cacert {shown}: holds no certificate (expected PEM, -----BEGIN CERTIFICATE-----)"));
-        }
-        Ok(CaFile { path: path.to_path_buf(), certs })
-    }
-}
+use crate::tls::CaFile;
 
 /// The shared rustls client configuration (cloning it shares the root store): Mozilla's roots, or only the
 /// CAs of `ca` when given, offering `http` by ALPN. Session resumption is off: a fresh client must make a full
@@ -90,8 +62,8 @@ fn new_config(ca: Option<&CaFile>) -> Result<rustls::ClientConfig, rustls::Error
 /// types with the same methods, hence a macro. `$builder` is a `ClientBuilder`, `$config` a `DriverConfig`,
 /// `$tls` a rustls `ClientConfig`; the result is the configured builder. For HTTP/3 the client speaks QUIC
 /// only (no Alt-Svc discovery over TCP first, as the raw floor and Chromium's forced origin) and keeps an idle
-/// connection for [`IDLE_LIMIT`]; each request must still ask for HTTP/3 ([`reqwest_version`]). A response's
-/// header section is bounded by [`MAX_FIELD_SECTION_BYTES`] over HTTP/2 and HTTP/3 alike.
+/// connection for [`crate::tls::IDLE_LIMIT`]; each request must still ask for HTTP/3 ([`reqwest_version`]). A response's
+/// header section is bounded by [`crate::tls::MAX_FIELD_SECTION_BYTES`] over HTTP/2 and HTTP/3 alike.
 macro_rules! configure_reqwest {
     ($builder:expr, $config:expr, $tls:expr) => {{
         let builder = $builder
@@ -100,12 +72,12 @@ macro_rules! configure_reqwest {
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .tls_backend_preconfigured($tls)
-            .http2_max_header_list_size($crate::clients::tls::MAX_FIELD_SECTION_BYTES as u32);
+            .http2_max_header_list_size($crate::tls::MAX_FIELD_SECTION_BYTES as u32);
         match $config.http {
             httpbench_shared::model::HttpVersion::Http3 => builder
                 .http3_prior_knowledge()
-                .http3_max_idle_timeout($crate::clients::tls::IDLE_LIMIT)
-                .http3_max_field_section_size($crate::clients::tls::MAX_FIELD_SECTION_BYTES),
+                .http3_max_idle_timeout($crate::tls::IDLE_LIMIT)
+                .http3_max_field_section_size($crate::tls::MAX_FIELD_SECTION_BYTES),
             _ => builder,
         }
     }};
@@ -119,27 +91,4 @@ pub fn reqwest_version(http: HttpVersion) -> reqwest::Version {
         HttpVersion::Http3 => reqwest::Version::HTTP_3,
         HttpVersion::Http11 | HttpVersion::Http2 => reqwest::Version::HTTP_11,
     }
-}
-
-/// How long a connection may be idle before the embedded server (over TCP and QUIC) or the raw floor (over
-/// QUIC) drops it: an hour. A reuse case's connection idles while the run's other cases, or other sides (the
-/// browsers), have their turn, which can take minutes. QUIC's default (30 s) ended the floor's connection
-/// then (its runtime runs only during its own rounds, so it can send no keep-alive), and so did the TCP
-/// server's 30 s header read timeout, which runs while a kept-alive connection waits for its next request
-/// (checked: a connection idle for 35 s was closed); the case's next request then paid a new connection.
-pub const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// The largest header section a client reads in a response, and the embedded server in a request, over
-/// HTTP/2 and HTTP/3: 16 KiB, measured as both protocols measure it (each field's name and value plus 32
-/// bytes, RFC 9114 4.2.2 and RFC 9113 6.5.2), and hyper's own default for HTTP/2 on both sides, so one bound
-/// for both. Without it h3 accepted any size: a 16 MiB header value was read whole, and a block of 40,000
-/// one-byte fields made `http`'s `HeaderMap::with_capacity` panic (its limit is 32,768 fields). A header
-/// section over the bound is one failed request (`protocol`) for a client, and a 431 from the server.
-pub const MAX_FIELD_SECTION_BYTES: u64 = 16 * 1024;
-
-/// The QUIC transport settings of the raw floor and the embedded server: [`IDLE_LIMIT`].
-pub fn quic_transport() -> Arc<quinn::TransportConfig> {
-    let mut transport = quinn::TransportConfig::default();
-    transport.max_idle_timeout(quinn::IdleTimeout::try_from(IDLE_LIMIT).ok());
-    Arc::new(transport)
 }

@@ -35,7 +35,7 @@ pub struct RunOptions {
     /// `--tls`: the embedded server over HTTPS.
     pub tls: bool,
     /// `--cacert`, read.
-    pub cacert: Option<std::sync::Arc<crate::clients::tls::CaFile>>,
+    pub cacert: Option<std::sync::Arc<crate::tls::CaFile>>,
     /// Format printed on stdout.
     pub format: Format,
     /// Files to write, with their formats.
@@ -150,7 +150,7 @@ impl RunOptions {
             timeout: input.timeout,
             tls: a.tls,
             cacert: match &a.cacert {
-                Some(path) => Some(std::sync::Arc::new(crate::clients::tls::CaFile::read(path).map_err(Usage)?)),
+                Some(path) => Some(std::sync::Arc::new(crate::tls::CaFile::read(path).map_err(Usage)?)),
                 None => None,
             },
             format: a.format,

@@ -408,7 +408,7 @@ where
         .timer(TokioTimer::new())
         // Also how long a kept-alive connection may wait for its next request (hyper runs this timer then):
         // a reuse case's connection idles while other cases and sides have their turn.
-        .header_read_timeout(crate::clients::tls::IDLE_LIMIT)
+        .header_read_timeout(crate::tls::IDLE_LIMIT)
         .keep_alive(true)
         .serve_connection(io, service)
         .await;
@@ -431,7 +431,7 @@ where
         async move { Ok::<_, Infallible>(handle(state, &conn, req).await) }
     });
     // The header bound HTTP/3 has too (hyper's default, said once for both).
-    let max_headers = crate::clients::tls::MAX_FIELD_SECTION_BYTES as u32;
+    let max_headers = crate::tls::MAX_FIELD_SECTION_BYTES as u32;
     let conn = http2::Builder::new(TokioExecutor::new())
         .timer(TokioTimer::new())
         .max_header_list_size(max_headers)

@@ -21,7 +21,7 @@ pub struct Probe {
 
 impl Probe {
     /// A probe of the server at `url`; `ca` is its CA when it speaks TLS.
-    pub fn new(url: &url::Url, ca: Option<&crate::clients::tls::CaFile>) -> anyhow::Result<Probe> {
+    pub fn new(url: &url::Url, ca: Option<&crate::tls::CaFile>) -> anyhow::Result<Probe> {
         let addr = *url.socket_addrs(|| None)?.first().ok_or_else(|| anyhow::anyhow!("{url} has no address"))?;
         let tls = match (url.scheme(), ca) {
             ("https", Some(ca)) => {

@@ -46,7 +46,7 @@ pub fn config(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) 
 /// A QUIC endpoint on UDP `addr` (the TCP listener's address) serving `config`.
 pub fn endpoint(addr: SocketAddr, config: &Arc<QuicServerConfig>) -> anyhow::Result<quinn::Endpoint> {
     let mut server = quinn::ServerConfig::with_crypto(config.clone());
-    server.transport_config(crate::clients::tls::quic_transport());
+    server.transport_config(crate::tls::quic_transport());
     quinn::Endpoint::server(server, addr).with_context(|| format!("cannot listen for HTTP/3 on UDP {addr}"))
 }
 
@@ -70,7 +70,7 @@ async fn connection(incoming: quinn::Incoming, state: Arc<State>) {
     // A request's header section is bounded (h3 answers one over it with a 431): unbounded, 40,000 fields
     // made a task panic inside `http`, and a 16 MiB value was kept.
     let mut builder = h3::server::builder();
-    builder.max_field_section_size(crate::clients::tls::MAX_FIELD_SECTION_BYTES);
+    builder.max_field_section_size(crate::tls::MAX_FIELD_SECTION_BYTES);
     let Ok(mut h3) = builder.build(h3_quinn::Connection::new(conn)).await else { return };
     // What the server keeps of the connection: the case tags its requests carried, as over TCP.
     let kept = Arc::new(Conn::default());

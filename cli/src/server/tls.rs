@@ -50,7 +50,7 @@ impl OwnCert {
     pub fn read(cert: &Path, key: &Path) -> Result<OwnCert, String> {
         use rustls::pki_types::pem::PemObject;
         let read = |flag: &str, path: &Path| {
-            crate::files::read_text(path, crate::clients::tls::MAX_PEM_BYTES)
+            crate::files::read_text(path, crate::tls::MAX_PEM_BYTES)
                 .map_err(|e| format!("{flag} {}: {e}", path.display()))
         };
         let cert_pem = read("--cert", cert)?;
@@ -163,7 +163,7 @@ fn generate() -> Result<(String, Vec<CertificateDer<'static>>, PrivateKeyDer<'st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clients::tls::CaFile;
+    use crate::tls::CaFile;
 
     #[test]
     fn the_generated_ca_is_read_back_and_the_pin_is_a_sha256() {

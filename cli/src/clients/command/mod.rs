@@ -74,7 +74,7 @@ impl Spec {
             .env("HTTPBENCH_MODE", config.mode.as_str())
             .env("HTTPBENCH_TIMEOUT", config.timeout.as_secs_f64().to_string())
             // The header bound the in-process clients keep, for adapters whose library keeps none (aioquic).
-            .env("HTTPBENCH_MAX_FIELD_SECTION", crate::clients::tls::MAX_FIELD_SECTION_BYTES.to_string())
+            .env("HTTPBENCH_MAX_FIELD_SECTION", crate::tls::MAX_FIELD_SECTION_BYTES.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

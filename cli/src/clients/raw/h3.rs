@@ -50,7 +50,7 @@ impl RawH3 {
         let tls = crate::clients::tls::client_config(config.cacert.as_deref(), HttpVersion::Http3)?;
         let quic = quinn::crypto::rustls::QuicClientConfig::try_from(tls).context("no TLS 1.3 for QUIC")?;
         let mut quic = quinn::ClientConfig::new(Arc::new(quic));
-        quic.transport_config(crate::clients::tls::quic_transport());
+        quic.transport_config(crate::tls::quic_transport());
         let bind: SocketAddr = if addr.is_ipv6() { "[::]:0" } else { "0.0.0.0:0" }.parse()?;
         let endpoint = {
             let _guard = runtime.enter();
@@ -72,7 +72,7 @@ impl RawH3 {
         let handshake = start.elapsed();
         // A response's header section is bounded: unbounded, 40,000 fields made `http` panic.
         let mut builder = h3::client::builder();
-        builder.max_field_section_size(crate::clients::tls::MAX_FIELD_SECTION_BYTES);
+        builder.max_field_section_size(crate::tls::MAX_FIELD_SECTION_BYTES);
         let (mut driver, sender) = builder
             .build(h3_quinn::Connection::new(conn.clone()))
             .await
