@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{cases, run, run_json, Acceptor, Serve};
 use crate::schema::validate;
+use crate::support::cli::{cases, run, run_json};
+use crate::support::serve::Serve;
+use crate::support::servers::Acceptor;
 
 /// What the fault server does after reading a request head.
 #[derive(Clone, Copy)]
@@ -349,7 +351,7 @@ fn the_target_server_answers_malformed_requests_with_4xx() {
         assert!(head.starts_with("HTTP/1.1 4"), "{:?} → {head:?}", String::from_utf8_lossy(&request[..20]));
     }
     // The server is still serving.
-    let (head, body) = crate::helpers::get(&serve.url, "/");
+    let (head, body) = crate::support::http::get(&serve.url, "/");
     assert!(head.starts_with("HTTP/1.1 200") && body.len() == 612);
 }
 

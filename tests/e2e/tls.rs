@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::helpers::{cases, run, run_json, scratch, Serve};
+use crate::support::cli::{cases, run, run_json};
+use crate::support::scratch;
+use crate::support::serve::Serve;
 
 /// `serve --tls`, and the CA file and SPKI pin it printed.
 fn tls_server() -> (Serve, String, String) {

@@ -14,7 +14,10 @@ use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::Value;
 
-use crate::helpers::{cases, run_json, scratch, Acceptor, Serve};
+use crate::support::cli::{cases, run_json};
+use crate::support::scratch;
+use crate::support::serve::Serve;
+use crate::support::servers::Acceptor;
 
 const TLS_CLIENTS: &str = "curl,ureq,reqwest,reqwest-async";
 
@@ -234,7 +237,7 @@ fn raw_over_tls_ends_a_dripped_or_stalled_handshake_at_the_deadline() {
 #[ignore = "needs Perl's LWP and WWW::Curl, python3 and node (scripts/setup.sh; scripts/test.sh runs it)"]
 fn command_clients_count_refused_certificates_as_tls_and_say_why() {
     let mut clients = vec!["perl-lwp", "perl-curl", "python-urllib", "node-fetch", "node-http"];
-    if crate::helpers::python_has_requests() {
+    if crate::support::python_has_requests() {
         clients.push("python-requests");
     }
     let list = clients.join(",");
@@ -303,7 +306,7 @@ fn serve_tls_with_a_certificate_of_ones_own() {
         (vec!["serve", "--tls", "--cert", c], "--key"),
         (vec!["serve", "--cert", c, "--key", k], "--tls"),
     ] {
-        let (code, _, err) = crate::helpers::run(&args);
+        let (code, _, err) = crate::support::cli::run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
