@@ -74,16 +74,20 @@ fn in_firefox_a_run_is_exported_as_a_file_and_shared_as_a_link_that_opens_as_its
 
     // Export: the file Firefox saves is the page's result file.
     firefox.click("export-json");
+    // Firefox writes the download beside a `.part` file, and the `.json` may be there, empty, before it is
+    // whole: the export is done once no `.part` is left and the file's text is a result file.
+    let listing = || std::fs::read_dir(downloads.path()).unwrap().flatten().map(|e| e.path()).collect::<Vec<_>>();
     let done = || {
-        // Firefox writes a `.part` file and renames it when the download is complete.
-        std::fs::read_dir(downloads.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "json"))
+        let files = listing();
+        let saved = files.iter().find(|p| p.extension().is_some_and(|x| x == "json"))?;
+        if files.iter().any(|p| p.extension().is_some_and(|x| x == "part")) {
+            return None;
+        }
+        let text = std::fs::read_to_string(saved).ok()?;
+        Some((saved.clone(), parse_reports(&text).ok()?))
     };
-    let saved = wait_for("a file exported", Duration::from_secs(30), done, || firefox.why());
-    let exported = parse_reports(&std::fs::read_to_string(&saved).unwrap()).expect("an exported result file");
+    let why = || format!("in the folder: {:?}; {}", listing(), firefox.why());
+    let (saved, exported) = wait_for("a whole result file exported", Duration::from_secs(30), done, why);
     assert_eq!(exported, own, "{}", saved.display());
 
     // Share: the link carries that report, the CLI reads it, and Firefox opens it as that report.
