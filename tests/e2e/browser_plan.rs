@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use httpbench_shared::model::Engine;
 use serde_json::Value;
 
-use crate::browser_run::dist;
-use crate::helpers::{run, scratch};
 use crate::schema::validate;
+use crate::support::cli::run;
+use crate::support::scratch;
+use crate::support::site::dist;
 
 /// `httpbench run --browser` on the built page with its results exported: every browser test's prelude.
 pub struct BrowserRun {

@@ -2,26 +2,19 @@
 //! Chromium on the same embedded server, its result posted back and merged), the page's post-back to
 //! `httpbench serve`, and a screenshot of the page comparing both, from the files the server saved.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::browser_plan::BrowserRun;
-use crate::helpers::{run, scratch, wait_for, wait_until, Serve};
-use crate::page::{launch, root, row_labels, screenshot, state, testid};
 use crate::schema::validate;
-
-/// Why the browser tests are ignored by a plain `cargo test`: scripts/test.sh builds the page, installs
-/// Chromium and runs them with `--include-ignored`.
-pub const NEEDS_PAGE: &str = "needs the built page (dist/) and Chromium: scripts/test.sh runs it";
-
-/// The built page; a test that needs it fails when it is missing.
-pub fn dist() -> PathBuf {
-    let dist = root().join("dist");
-    assert!(dist.join("index.html").is_file(), "dist/ is not built: run scripts/build-page.sh ({NEEDS_PAGE})");
-    dist
-}
+use crate::support::chromium::Chromium;
+use crate::support::cli::run;
+use crate::support::page::PageDriver;
+use crate::support::root;
+use crate::support::serve::Serve;
+use crate::support::site::dist;
+use crate::support::{scratch, wait_for, wait_until};
 
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
@@ -109,20 +102,19 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
         results.to_str().unwrap(),
         "--quiet",
     ]);
-    let (browser, _profile) = launch();
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(60));
+    let chromium = Chromium::launch();
+    let tab = chromium.page();
     let page = format!("{}app/?n=100&warmup=5&rounds=2&clients=fetch,js-fetch&mode=reuse&autorun=1", serve.url);
-    tab.navigate_to(&page).unwrap().wait_until_navigated().unwrap();
+    tab.navigate(&page);
     let saved_file = || {
         let files = std::fs::read_dir(&results).ok()?.filter_map(Result::ok).map(|e| e.path());
         files.into_iter().find(|p| p.extension().is_some_and(|e| e == "json"))
     };
-    let posted = wait_for("a posted result", Duration::from_secs(180), saved_file, || testid(&tab, "status"));
+    let posted = wait_for("a posted result", Duration::from_secs(180), saved_file, || tab.testid("status"));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&posted).unwrap()).unwrap();
     validate(&saved);
     assert_eq!(saved["environment"]["kind"], "browser");
-    assert!(testid(&tab, "status").contains("Sent to httpbench serve"), "{}", testid(&tab, "status"));
+    assert!(tab.testid("status").contains("Sent to httpbench serve"), "{}", tab.testid("status"));
 
     // A native run saved beside it, and the page opened on both: one comparison, labelled by environment.
     let native = results.join("native.json");
@@ -143,15 +135,15 @@ fn the_page_posts_back_to_serve_and_shows_browser_vs_native() {
     assert_eq!(code, 0, "{err}");
     let name = posted.file_name().unwrap().to_str().unwrap();
     let compare = format!("{}app/?import=/results/native.json,/results/{name}", serve.url);
-    tab.navigate_to(&compare).unwrap().wait_until_navigated().unwrap();
-    wait_until("the comparison", Duration::from_secs(30), || row_labels(&tab).len() >= 4, || testid(&tab, "status"));
-    let labels = row_labels(&tab);
+    tab.navigate(&compare);
+    wait_until("the comparison", Duration::from_secs(30), || tab.row_labels().len() >= 4, || tab.testid("status"));
+    let labels = tab.row_labels();
     assert!(
         labels.iter().any(|l| l.starts_with("native/curl")) && labels.iter().any(|l| l.starts_with("chromium/fetch")),
         "{labels:?}"
     );
-    assert_ne!(state(&tab), "invalid");
-    let shot = screenshot(&tab, 1280, "browser-vs-native.png");
+    assert_ne!(tab.state(), "invalid");
+    let shot = tab.screenshot(1280, "browser-vs-native.png");
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot at {}", shot.display());
 }
 

@@ -4,12 +4,13 @@
 //! a reason naming them while the other cases run.
 
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{cases, python_has_requests, run, run_json, TestServer};
+use crate::support::cli::{cases, run, run_json};
+use crate::support::python_has_requests;
+use crate::support::servers::{connections, TestServer};
 
 const BODY: &[u8] = b"0123456789abcdef0123456789abcdef";
 
@@ -26,7 +27,7 @@ fn builtins() -> Vec<(&'static str, &'static str)> {
         "node-http" => "node:http (Node v",
         _ => "",
     };
-    let h1 = crate::table::commands_speaking(httpbench_shared::model::HttpVersion::Http11);
+    let h1 = crate::support::table::commands_speaking(httpbench_shared::model::HttpVersion::Http11);
     h1.into_iter().map(|c| (c, known(c))).collect()
 }
 
@@ -65,7 +66,8 @@ fn every_builtin_adapter_measures_both_modes_with_fresh_and_kept_connections() {
             assert!(c["latency_ns"]["p50"].as_f64().unwrap() > 1000.0, "{client}/{mode}: its own clock: {c}");
             let reported = v["environment"]["client_versions"][client].as_str().unwrap_or_default();
             assert!(!reported.is_empty() && reported.starts_with(version), "{client}: version {reported:?}");
-            let connections = server.connections.load(Ordering::Relaxed);
+            // The run has ended, so every request it made is in the server's channel.
+            let connections = connections(&server.received());
             // HTTP::Lite has no keep-alive: it connects per request in both modes (its version line says so).
             // undici may open a second connection for a request sent while the first goes back to its pool.
             let expected = match (mode, client) {
@@ -317,7 +319,7 @@ fn an_adapters_stderr_is_cut_after_twenty_lines_and_says_how_much() {
 /// httpbench killed) is ended with the adapter: it is a descendant, tracked as the CPU time is (issue 29).
 #[test]
 fn a_helper_in_a_session_of_its_own_is_ended_with_its_adapter() {
-    let dir = crate::helpers::scratch("setsid-helper");
+    let dir = crate::support::scratch("setsid-helper");
     let pidfile = dir.join("helper.pid");
     let cmd =
         format!("lingers=setsid sleep 300 & echo $! > {}; exec python3 {} instant", pidfile.display(), scripted_path());
@@ -332,7 +334,7 @@ fn a_helper_in_a_session_of_its_own_is_ended_with_its_adapter() {
 /// httpbench put in its adapter's environment, and is ended with the adapter (issue 36).
 #[test]
 fn a_detached_grandchild_that_forked_twice_is_ended_with_its_adapter() {
-    let dir = crate::helpers::scratch("double-fork-helper");
+    let dir = crate::support::scratch("double-fork-helper");
     let pidfile = dir.join("helper.pid");
     let cmd = format!(
         "detached=(setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > {}); exec python3 {} instant",

@@ -1,6 +1,7 @@
 //! `httpbench compare`: result files rendered together, and bad files refused by name.
 
-use crate::helpers::{export_run, run, scratch, SMALL_RAW};
+use crate::support::cli::{export_run, run, SMALL_RAW};
+use crate::support::scratch;
 
 #[test]
 fn two_saved_runs_render_as_one_report() {
@@ -147,7 +148,7 @@ fn a_report_given_twice_counts_once_and_says_so() {
 fn the_placement_warning_names_what_differs_or_says_nothing() {
     let dir = scratch("compare-placement");
     let (live, dead, other) = (dir.join("live.json"), dir.join("dead.json"), dir.join("other.json"));
-    let server = crate::helpers::TestServer::fixed(b"placed");
+    let server = crate::support::servers::TestServer::fixed(b"placed");
     export_run(&live, &[&SMALL_RAW[..], &["--pin", "same"]].concat());
     export_run(&dead, &[&["run", server.url.as_str()][..], &SMALL_RAW, &["--pin", "same"]].concat());
     export_run(&other, &[&SMALL_RAW[..], &["--pin", "none"]].concat());

@@ -4,18 +4,19 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{cases, run, run_json, scratch, Acceptor, TestServer};
 use crate::schema::validate;
+use crate::support::cli::{cases, run, run_json};
+use crate::support::scratch;
+use crate::support::servers::{Acceptor, TestServer};
 
 /// The clients that keep requests in flight concurrently (command clients make one at a time).
 /// Every in-process client: each keeps requests in flight its own way.
 fn concurrent() -> String {
-    crate::table::list(&crate::table::all_libraries())
+    crate::support::table::list(&crate::support::table::all_libraries())
 }
 
 fn case<'a>(v: &'a Value, client: &str, concurrency: u64) -> &'a Value {
@@ -49,7 +50,7 @@ fn eight_in_flight_overlap_a_slow_servers_think_time() {
     ]);
     assert_eq!(code, 0, "{err}");
     validate(&v);
-    for client in crate::table::all_libraries() {
+    for client in crate::support::table::all_libraries() {
         let (one, eight) = (case(&v, client, 1), case(&v, client, 8));
         assert_eq!(eight["server_delay_ms"], 5);
         assert_eq!(eight["ok"], 240, "{client}");
@@ -159,17 +160,16 @@ enum Half {
 }
 
 /// A server answering `ok` on even connections and misbehaving on odd ones.
-fn half_server(half: Half) -> (String, Acceptor, Arc<AtomicU64>) {
+fn half_server(half: Half) -> (String, Acceptor) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
-    let (seen, count) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
-    let counted = count.clone();
+    // Which connection this is, to pick its half: the server's own state, never read by the test.
+    let seen = AtomicU64::new(0);
     let acceptor = Acceptor::spawn(listener, move |s, stop| {
         let n = seen.fetch_add(1, Ordering::Relaxed);
-        counted.fetch_add(1, Ordering::Relaxed);
         serve_or_misbehave(s, if n % 2 == 1 { Some(half) } else { None }, stop);
     });
-    (url, acceptor, count)
+    (url, acceptor)
 }
 
 fn serve_or_misbehave(mut s: TcpStream, fault: Option<Half>, stop: &AtomicBool) {
@@ -201,7 +201,7 @@ fn serve_or_misbehave(mut s: TcpStream, fault: Option<Half>, stop: &AtomicBool) 
 #[test]
 fn hostile_halves_under_sixteen_in_flight_are_counted_and_bounded() {
     for (half, kind) in [(Half::Close, None), (Half::Ignore, Some("timeout"))] {
-        let (url, _server, _) = half_server(half);
+        let (url, _server) = half_server(half);
         let start = Instant::now();
         let (code, v, err) = run_json(&[
             "run",
@@ -254,8 +254,7 @@ fn ctrl_c_during_a_concurrent_round_reports_and_exports() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let measuring = || server.answered.load(Ordering::Relaxed) >= 500;
-    crate::helpers::wait_until("the run measuring", Duration::from_secs(60), measuring, String::new);
+    server.requests(500, Duration::from_secs(60));
     let interrupted = Instant::now();
     // SAFETY: sending SIGINT to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };

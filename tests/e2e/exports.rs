@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use httpbench::process::KillOnDrop;
 use serde_json::Value;
 
-use crate::helpers::{mkfifo, run, run_bounded, scratch, wait_until, SMALL_RAW};
+use crate::support::cli::{run, run_bounded, SMALL_RAW};
+use crate::support::{mkfifo, scratch, wait_until};
 
 /// A small run exporting its result file to `path`, stdout in CSV.
 fn export_to(path: &std::path::Path) -> (i32, String, String) {

@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{cases, run, run_json, Acceptor, Serve};
 use crate::schema::validate;
+use crate::support::cli::{cases, run, run_json};
+use crate::support::serve::Serve;
+use crate::support::servers::Acceptor;
 
 /// What the fault server does after reading a request head.
 #[derive(Clone, Copy)]
@@ -165,7 +167,7 @@ fn all_clients(url: &str, timeout: &str) -> Value {
     assert_eq!(code, 1, "failures give exit code 1: {err}");
     assert!(!err.contains("panicked"), "no client panics: {err}");
     validate(&v);
-    assert_eq!(cases(&v).len(), crate::table::all_libraries().len(), "no case aborts the others");
+    assert_eq!(cases(&v).len(), crate::support::table::all_libraries().len(), "no case aborts the others");
     v
 }
 
@@ -293,7 +295,7 @@ fn an_unresolvable_name_is_a_dns_error() {
 fn a_huge_body_is_streamed_in_flat_memory() {
     let serve = Serve::start();
     let url = format!("{}bytes/{}", serve.url, 1u64 << 30);
-    for client in crate::table::all_libraries() {
+    for client in crate::support::table::all_libraries() {
         // Reaped below with wait4, which also gives its peak memory; Child::wait would not.
         #[allow(clippy::zombie_processes)]
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
@@ -349,7 +351,7 @@ fn the_target_server_answers_malformed_requests_with_4xx() {
         assert!(head.starts_with("HTTP/1.1 4"), "{:?} → {head:?}", String::from_utf8_lossy(&request[..20]));
     }
     // The server is still serving.
-    let (head, body) = crate::helpers::get(&serve.url, "/");
+    let (head, body) = crate::support::http::get(&serve.url, "/");
     assert!(head.starts_with("HTTP/1.1 200") && body.len() == 612);
 }
 

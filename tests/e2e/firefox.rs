@@ -7,7 +7,7 @@ use httpbench_shared::model::Engine;
 use serde_json::Value;
 
 use crate::browser_plan::BrowserRun;
-use crate::helpers::run;
+use crate::support::cli::run;
 
 /// Why these tests are ignored by a plain `cargo test`.
 const NEEDS_FIREFOX: &str = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it";

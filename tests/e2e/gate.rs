@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::helpers::{export_run, run, scratch, wait_until, TestServer};
+use crate::support::cli::{export_run, run};
+use crate::support::servers::TestServer;
+use crate::support::{scratch, wait_until};
 
 const PLAN: [&str; 10] = ["-n", "300", "--rounds", "5", "--warmup", "20", "--clients", "curl,raw", "--mode", "reuse"];
 
@@ -306,7 +308,6 @@ fn figures_that_overflow_are_refused_when_the_file_is_read() {
 #[test]
 fn a_stopped_run_exports_a_partial_file_and_the_gate_says_so() {
     use std::process::{Command, Stdio};
-    use std::sync::atomic::Ordering;
     let dir = scratch("gate-partial");
     let (base, stopped) = (dir.join("base.json"), dir.join("stopped.json"));
     let server = TestServer::fixed(b"partial");
@@ -321,8 +322,7 @@ fn a_stopped_run_exports_a_partial_file_and_the_gate_says_so() {
         .spawn()
         .unwrap();
     // Stop it once it is measuring, not after a guessed pause: the base made 200 requests.
-    let measuring = || server.answered.load(Ordering::Relaxed) >= 400;
-    wait_until("the run measuring", std::time::Duration::from_secs(60), measuring, String::new);
+    server.requests(400, std::time::Duration::from_secs(60));
     // SAFETY: sending SIGTERM to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{cases, run_json, Serve};
+use crate::support::cli::{cases, run_json};
+use crate::support::serve::Serve;
 
 /// `serve --tls --http VERSIONS` on `bind`, and the CA file it printed.
 fn tls_server(versions: &str, bind: &str) -> (Serve, String) {
@@ -95,7 +96,7 @@ fn a_url_served_over_http3_is_measured_with_its_ca() {
 
 /// Every in-process client that speaks HTTP/3, for the fault tests.
 pub(crate) fn h3_clients() -> String {
-    crate::table::list(&crate::table::libraries_speaking(httpbench_shared::model::HttpVersion::Http3))
+    crate::support::table::list(&crate::support::table::libraries_speaking(httpbench_shared::model::HttpVersion::Http3))
 }
 
 /// Run every HTTP/3 client against `url` with `ca`, 2 requests in reuse and fresh mode with a 1 s timeout;
@@ -249,7 +250,7 @@ async fn fault_connection(incoming: quinn::Incoming, fault: Fault) {
 
 #[test]
 fn a_server_that_stops_answering_mid_body_is_a_timeout() {
-    let dir = crate::helpers::scratch("h3-stall");
+    let dir = crate::support::scratch("h3-stall");
     let (url, ca, _server) = h3_fault_server(Fault::Stall, &dir);
     let (v, took) = faulty(&url, ca.to_str().unwrap());
     assert!(took < Duration::from_secs(30), "{took:?}");
@@ -260,7 +261,7 @@ fn a_server_that_stops_answering_mid_body_is_a_timeout() {
 
 #[test]
 fn a_server_that_resets_the_stream_is_a_reset_with_its_reason() {
-    let dir = crate::helpers::scratch("h3-reset");
+    let dir = crate::support::scratch("h3-reset");
     let (url, ca, _server) = h3_fault_server(Fault::Reset, &dir);
     let (v, took) = faulty(&url, ca.to_str().unwrap());
     assert!(took < Duration::from_secs(30), "{took:?}");
@@ -303,8 +304,8 @@ fn python_aioquic_speaks_http3_with_a_handshake_per_fresh_request() {
 fn python_aioquic_meets_every_fault_with_its_kind() {
     let (tcp_only, tcp_ca) = tls_server("both", "127.0.0.1");
     let (other_name, other_ca) = tls_server("3", "127.0.0.2");
-    let (stall_url, stall_ca, _stall) = h3_fault_server(Fault::Stall, &crate::helpers::scratch("h3-aioquic-stall"));
-    let (reset_url, reset_ca, _reset) = h3_fault_server(Fault::Reset, &crate::helpers::scratch("h3-aioquic-reset"));
+    let (stall_url, stall_ca, _stall) = h3_fault_server(Fault::Stall, &crate::support::scratch("h3-aioquic-stall"));
+    let (reset_url, reset_ca, _reset) = h3_fault_server(Fault::Reset, &crate::support::scratch("h3-aioquic-reset"));
     let faults = [
         ("timeout", tcp_only.url.clone(), tcp_ca),
         ("tls", other_name.url.clone(), other_ca),

@@ -12,7 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::h3::{h3_clients, quic_peer, FaultServer};
-use crate::helpers::{cases, run_bounded, scratch, Bounded};
+use crate::support::cli::{cases, run_bounded, Bounded};
+use crate::support::scratch;
 
 /// A QUIC variable-length integer (RFC 9000 16).
 fn varint(n: u64, out: &mut Vec<u8>) {
@@ -243,7 +244,7 @@ fn python_aioquic_meets_every_hostile_peer_as_the_others_do() {
 /// `serve --tls --http 3` on 127.0.0.1 with its stderr in `log`: the child, its HTTP/3 address and its CA file.
 fn logged_serve(log: &std::path::Path) -> (httpbench::process::KillOnDrop, std::net::SocketAddr, String) {
     let mut child = httpbench::process::KillOnDrop::spawn(
-        crate::helpers::bin()
+        crate::support::cli::bin()
             .args(["serve", "--quiet", "--port", "0", "--threads", "2", "--tls", "--http", "3", "--bind", "127.0.0.1"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::helpers::{export_run, mkfifo, run, run_bounded, scratch, Bounded, SMALL_RAW};
+use crate::support::cli::{export_run, run, run_bounded, Bounded, SMALL_RAW};
+use crate::support::{mkfifo, scratch};
 
 /// Refused with exit 2 and one line that says `says`, within 10 s and 100 MiB.
 fn assert_refused(b: &Bounded, args: &[&str], says: &[&str]) {

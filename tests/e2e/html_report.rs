@@ -6,8 +6,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::helpers::{run, scratch};
-use crate::page::{eval, launch, screenshot};
+use crate::support::chromium::Chromium;
+use crate::support::cli::run;
+use crate::support::page::PageDriver;
+use crate::support::scratch;
 
 /// `httpbench run ARGS --export-html PATH` (stdout in CSV), checked to succeed; the file's text.
 fn export_html(path: &Path, args: &[&str]) -> String {
@@ -72,36 +74,36 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let dir = scratch("html-report-chromium");
     let path = dir.join("report.html");
     export_html(&path, &["run", "-n", "200", "--clients", "raw,curl"]);
-    let (browser, _profile) = launch();
-    let tab = browser.new_tab().unwrap();
-    tab.navigate_to(&format!("file://{}", path.display())).unwrap().wait_until_navigated().unwrap();
-    let count = |selector: &str| eval(&tab, &format!("String(document.querySelectorAll(\"{selector}\").length)"));
+    let chromium = Chromium::launch();
+    let tab = chromium.page();
+    tab.navigate(&format!("file://{}", path.display()));
+    let count = |selector: &str| tab.eval(&format!("String(document.querySelectorAll(\"{selector}\").length)"));
     assert_eq!(count("[data-testid='rate-chart'] svg rect.bar"), "4", "a bar per case (2 clients × 2 modes)");
     assert_eq!(count("[data-testid='stats-row']"), "4");
     assert_eq!(count("[data-testid='histograms'] figure svg"), "4");
-    assert_eq!(eval(&tab, "getComputedStyle(document.querySelector(\"[data-testid='histograms']\")).display"), "grid");
+    assert_eq!(tab.eval("getComputedStyle(document.querySelector(\"[data-testid='histograms']\")).display"), "grid");
     assert_eq!(count("script, link, img, iframe"), "0", "nothing to run or fetch");
-    let desktop = screenshot(&tab, 1280, "html-report.png");
+    let desktop = tab.screenshot(1280, "html-report.png");
     assert!(std::fs::metadata(&desktop).unwrap().len() > 10_000, "a real screenshot");
     // Side by side on a desktop: the grid's second histogram starts beside the first, not under it.
     let tops = "[...document.querySelectorAll(\"[data-testid='histograms'] figure\")].slice(0, 2)\
                 .map(f => f.getBoundingClientRect().top).join(' ')";
-    let tops = eval(&tab, &format!("String({tops})"));
+    let tops = tab.eval(&format!("String({tops})"));
     let (a, b) = tops.split_once(' ').unwrap();
     assert_eq!(a, b, "histograms in a row at 1280 px: {tops}");
-    screenshot(&tab, 375, "html-report-375px.png");
+    tab.screenshot(375, "html-report-375px.png");
     // On a phone the text report's lines are wider than the screen: its box scrolls, the page does not.
-    assert_eq!(eval(&tab, "String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
+    assert_eq!(tab.eval("String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
     let pre = "document.querySelector(\"[data-testid='report']\")";
-    assert_eq!(eval(&tab, &format!("String({pre}.scrollWidth > {pre}.clientWidth)")), "true", "lines run on, uncut");
-    assert_eq!(eval(&tab, &format!("getComputedStyle({pre}).overflowX")), "auto");
+    assert_eq!(tab.eval(&format!("String({pre}.scrollWidth > {pre}.clientWidth)")), "true", "lines run on, uncut");
+    assert_eq!(tab.eval(&format!("getComputedStyle({pre}).overflowX")), "auto");
     // A scan's report, for its line charts (looked at in the screenshot).
     let scan = dir.join("scan.html");
     let args = ["run", "-n", "100", "--clients", "raw,curl", "--mode", "reuse", "-c", "1,2,4", "--body-size", "1k,64k"];
     export_html(&scan, &args);
-    tab.navigate_to(&format!("file://{}", scan.display())).unwrap().wait_until_navigated().unwrap();
+    tab.navigate(&format!("file://{}", scan.display()));
     assert_eq!(count("[data-testid='scan-chart'] svg path.line"), "16", "4 + 6 + 6 lines: by level, by size, MB/s");
-    screenshot(&tab, 1280, "html-report-scan.png");
-    screenshot(&tab, 375, "html-report-scan-375px.png");
-    assert_eq!(eval(&tab, "String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
+    tab.screenshot(1280, "html-report-scan.png");
+    tab.screenshot(375, "html-report-scan-375px.png");
+    assert_eq!(tab.eval("String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::browser_plan::BrowserRun;
-use crate::helpers::scratch;
+use crate::support::scratch;
 
 /// A command client in Python: fresh connections, and before each batch one more to read the server's count,
 /// which it appends to the file named by its first argument.

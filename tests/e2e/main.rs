@@ -1,6 +1,6 @@
 //! End-to-end tests: the real `httpbench` binary against real servers on 127.0.0.1 (its own embedded server,
 //! servers written in the test, and Perl's seed script against `httpbench serve`). One test binary, a module
-//! per area.
+//! per area; what the areas share (the binary's runner, servers, the page's drivers) is in `support`.
 
 mod browser_plan;
 mod browser_run;
@@ -15,7 +15,6 @@ mod gate;
 mod h3;
 mod h3_hostile;
 mod h3_peers;
-mod helpers;
 mod hosted;
 mod hostile_files;
 mod html_report;
@@ -29,6 +28,6 @@ mod sealed;
 mod serve;
 mod serve_origin;
 mod share;
-mod table;
+mod support;
 mod tls;
 mod tls_faults;

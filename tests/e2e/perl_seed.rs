@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::helpers::Serve;
+use crate::support::serve::Serve;
 
 /// The seed script beside the repository, if it is there.
 fn seed_script() -> Option<PathBuf> {

@@ -1,8 +1,10 @@
 //! `--pin`: placement is applied (read back from the OS), recorded in the result file and the report, and
 //! `compare` warns exactly when two reports' placements differ.
 
-use crate::helpers::{export_run, run, run_json, scratch, TestServer, SMALL_RAW};
 use crate::schema::validate;
+use crate::support::cli::{export_run, run, run_json, SMALL_RAW};
+use crate::support::scratch;
+use crate::support::servers::TestServer;
 
 fn nproc() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)

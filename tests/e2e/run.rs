@@ -1,10 +1,13 @@
 //! `httpbench run` end to end: every client and mode against the embedded server and against a server written
 //! in the test, the report formats, exports, and the exit codes for bad input and failing targets.
 
-use crate::helpers::{cases, refused_port, run, run_json, scratch, Serve, TestServer};
 use crate::schema::validate;
+use crate::support::cli::{cases, run, run_json};
+use crate::support::scratch;
+use crate::support::serve::Serve;
+use crate::support::servers::{refused_port, TestServer};
 
-use crate::table::all_libraries;
+use crate::support::table::all_libraries;
 
 #[test]
 fn every_client_and_mode_against_the_embedded_server() {
@@ -169,23 +172,8 @@ fn bad_options_exit_2_naming_the_flag() {
 /// a request line (issue 29). The server records every request line it is sent.
 #[test]
 fn credentials_in_a_url_are_refused_and_a_fragment_is_never_sent() {
-    use std::io::{Read, Write};
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let log = seen.clone();
-    let _server = crate::helpers::Acceptor::spawn(listener, move |mut s, _| {
-        let _ = s.set_nonblocking(false);
-        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(10)));
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1];
-        while !head.ends_with(b"\r\n\r\n") && matches!(s.read(&mut byte), Ok(1)) {
-            head.push(byte[0]);
-        }
-        let text = String::from_utf8_lossy(&head).into_owned();
-        log.lock().unwrap().push(text);
-        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
-    });
+    let server = TestServer::fixed(b"ok");
+    let addr = server.url.trim_start_matches("http://").trim_end_matches('/').to_string();
     for url in [format!("http://user:s3cret@{addr}/"), format!("http://user@{addr}/")] {
         for args in [vec!["run", url.as_str(), "-n", "5"], vec!["share", "x.json", "--page", url.as_str()]] {
             let (code, out, err) = run(&args);
@@ -201,14 +189,16 @@ fn credentials_in_a_url_are_refused_and_a_fragment_is_never_sent() {
             assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         }
     }
-    assert!(seen.lock().unwrap().is_empty(), "no request was made");
+    let made = server.received();
+    assert!(made.is_empty(), "no request was made: {made:?}");
     let url = format!("http://{addr}/p?q=1#frag");
     let (code, v, err) = run_json(&["run", &url, "-n", "2", "--warmup", "0", "--rounds", "1", "--clients", "all"]);
     assert_eq!(code, 0, "{err}");
     assert!(!v.to_string().contains("frag"), "the result file keeps the URL as sent: {}", v["target"]);
-    let lines = seen.lock().unwrap().clone();
-    assert_eq!(lines.len(), 6 * 2 * 2, "{lines:?}");
-    for head in &lines {
+    // The run has ended, so every request it made is in the server's channel.
+    let heads: Vec<String> = server.received().into_iter().map(|r| r.head).collect();
+    assert_eq!(heads.len(), 6 * 2 * 2, "{heads:?}");
+    for head in &heads {
         assert!(head.starts_with("GET /p?q=1 HTTP/1.1\r\n"), "{head}");
         assert!(!head.to_ascii_lowercase().contains("authorization"), "{head}");
     }
@@ -290,8 +280,7 @@ fn ctrl_c_reports_and_exports_what_was_measured() {
         .spawn()
         .unwrap();
     // Interrupt once the client is measuring, not after a guessed pause.
-    let measuring = || server.answered.load(std::sync::atomic::Ordering::Relaxed) >= 200;
-    crate::helpers::wait_until("the run measuring", std::time::Duration::from_secs(60), measuring, String::new);
+    server.requests(200, std::time::Duration::from_secs(60));
     // SAFETY: sending SIGINT to the child we started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();

@@ -14,7 +14,9 @@ use std::time::Duration;
 use httpbench::process::KillOnDrop;
 use serde_json::Value;
 
-use crate::helpers::{bin, export_run, post, scratch, wait_for, SMALL_RAW};
+use crate::support::cli::{bin, export_run, SMALL_RAW};
+use crate::support::http::post;
+use crate::support::{scratch, wait_for};
 
 const SEAL: &str = "sealsealsealsealsealsealsealsealsealseal123";
 const WRONG: &str = "wrongwrongwrongwrongwrongwrongwrongwrong123";
@@ -76,7 +78,7 @@ fn a_sealed_server_hears_only_the_pages_it_sealed() {
         assert!(String::from_utf8_lossy(&answer).contains("only the pages it started"), "{query}");
         let (head, _) = post(&url, &format!("/status?{query}"), b"refused forged by another program");
         assert!(head.starts_with("HTTP/1.1 403"), "{query}: {head}");
-        let (head, _) = crate::helpers::get(&url, &format!("/turn?{query}&pass=99"));
+        let (head, _) = crate::support::http::get(&url, &format!("/turn?{query}&pass=99"));
         assert!(head.starts_with("HTTP/1.1 403"), "{query}: {head}");
     }
     assert_eq!(std::fs::read_dir(&results).map_or(0, |d| d.count()), 0, "nothing refused was saved");
@@ -206,7 +208,7 @@ fn drain(pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<S
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn another_program_cannot_write_a_browser_runs_figures() {
-    let dist: PathBuf = crate::browser_run::dist();
+    let dist: PathBuf = crate::support::site::dist();
     let dir = scratch("sealed-run");
     let (export, body) = (dir.join("run.json"), some_result(&dir));
     let mut child: Child = bin()
@@ -228,7 +230,7 @@ fn another_program_cannot_write_a_browser_runs_figures() {
         let (head, _) =
             post(&url, &format!("/status?page=chromium&seal={WRONG}"), b"refused forged by another program");
         assert!(head.starts_with("HTTP/1.1 403"), "{head}");
-        let (head, _) = crate::helpers::get(&url, "/turn?page=chromium&pass=99");
+        let (head, _) = crate::support::http::get(&url, "/turn?page=chromium&pass=99");
         assert!(head.starts_with("HTTP/1.1 403"), "{head}");
         std::thread::sleep(Duration::from_millis(300));
     }

@@ -1,6 +1,8 @@
 //! `httpbench serve`: the target endpoints and the headers a browser page needs.
 
-use crate::helpers::{exchange, export_run, get, Serve, SMALL_RAW};
+use crate::support::cli::{export_run, SMALL_RAW};
+use crate::support::http::{exchange, get};
+use crate::support::serve::Serve;
 
 #[test]
 fn index_bytes_status_and_close() {
@@ -29,14 +31,14 @@ fn index_bytes_status_and_close() {
 fn a_busy_port_is_a_clear_error() {
     let s = Serve::start();
     let port = s.url.trim_end_matches('/').rsplit(':').next().unwrap().to_string();
-    let (code, _, err) = crate::helpers::run(&["serve", "--port", &port]);
+    let (code, _, err) = crate::support::cli::run(&["serve", "--port", &port]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains(&port) && err.contains("--port 0"), "{err}");
 }
 
 /// A page directory with a secret beside it (and a symlink to the secret inside it).
 fn page_fixture(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let root = crate::helpers::scratch(name);
+    let root = crate::support::scratch(name);
     let page = root.join("dist");
     std::fs::create_dir_all(page.join("sub")).unwrap();
     std::fs::write(page.join("index.html"), "<!DOCTYPE html><p>the page</p>").unwrap();
@@ -101,15 +103,15 @@ fn a_missing_page_says_how_to_build_it() {
     if head.starts_with("HTTP/1.1 404") {
         assert!(text.contains("scripts/run.sh --browser"), "{text}");
     }
-    let (code, _, err) = crate::helpers::run(&["serve", "--port", "0", "--page-dir", "/nonexistent-page"]);
+    let (code, _, err) = crate::support::cli::run(&["serve", "--port", "0", "--page-dir", "/nonexistent-page"]);
     assert_eq!(code, 2);
     assert!(err.contains("/nonexistent-page") && err.contains("scripts/run.sh --browser"), "{err}");
 }
 
 #[test]
 fn the_results_endpoint_validates_limits_and_saves_atomically() {
-    use crate::helpers::post;
-    let dir = crate::helpers::scratch("results");
+    use crate::support::http::post;
+    let dir = crate::support::scratch("results");
     let results = dir.join("results");
     let s = Serve::start_with(&["--results-dir", results.to_str().unwrap()]);
     let report = dir.join("r.json");
@@ -145,7 +147,7 @@ fn the_results_endpoint_validates_limits_and_saves_atomically() {
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&body).unwrap()["results"], "/results");
     // A page on another origin may not post (serve_origin.rs has the rest): its preflight is refused.
-    let (head, _) = crate::helpers::exchange(
+    let (head, _) = crate::support::http::exchange(
         &s.url,
         b"OPTIONS /results HTTP/1.1\r\nHost: x\r\nOrigin: http://elsewhere\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n",
     );

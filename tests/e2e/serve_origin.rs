@@ -8,7 +8,10 @@ use std::time::Duration;
 
 use httpbench::process::KillOnDrop;
 
-use crate::helpers::{bin, exchange, export_run, run, scratch, wait_for, Serve, SMALL_RAW};
+use crate::support::cli::{bin, export_run, run, SMALL_RAW};
+use crate::support::http::exchange;
+use crate::support::serve::Serve;
+use crate::support::{scratch, wait_for};
 
 /// A small result file, made once per test by a real run.
 fn small_result(dir: &std::path::Path) -> Vec<u8> {
@@ -146,11 +149,11 @@ fn the_results_folder_takes_at_most_a_thousand_files_from_one_server() {
     let s = Serve::start_with(&["--quiet", "--results-dir", results.to_str().unwrap()]);
     let started = std::time::Instant::now();
     for i in 0..1000 {
-        let (head, body) = crate::helpers::post(&s.url, "/results", &good);
+        let (head, body) = crate::support::http::post(&s.url, "/results", &good);
         assert!(head.starts_with("HTTP/1.1 201"), "post {i}: {head} {}", String::from_utf8_lossy(&body));
         assert!(started.elapsed() < Duration::from_secs(120), "1000 posts took too long");
     }
-    let (head, body) = crate::helpers::post(&s.url, "/results", &good);
+    let (head, body) = crate::support::http::post(&s.url, "/results", &good);
     let body = String::from_utf8_lossy(&body);
     assert!(head.starts_with("HTTP/1.1 507") && body.contains("saved 1000 result files"), "{head} {body}");
     assert_eq!(files_in(&results), 1000);
@@ -187,7 +190,7 @@ fn a_large_posted_result_is_one_line_on_the_terminal() {
         || read(&out).lines().next()?.strip_prefix("listening on ").map(str::to_string),
         || read(&err),
     );
-    let (head, answer) = crate::helpers::post(&url, "/results", &body);
+    let (head, answer) = crate::support::http::post(&url, "/results", &body);
     assert!(head.starts_with("HTTP/1.1 201"), "{head} {}", String::from_utf8_lossy(&answer));
     let summary = wait_for(
         "the summary line",

@@ -9,8 +9,11 @@ use std::time::Duration;
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::protocol::share;
 
-use crate::helpers::{run, scratch, wait_until};
-use crate::page::{eval, launch, open, row_labels, state, testid, Origin};
+use crate::support::chromium::{Chromium, ChromiumPage};
+use crate::support::cli::run;
+use crate::support::page::PageDriver;
+use crate::support::scratch;
+use crate::support::site::{dist, Origin};
 
 /// A CLI result file, in a scratch folder of its own named `name`.
 fn cli_result(name: &str) -> String {
@@ -60,55 +63,53 @@ fn on_a_plain_static_host_the_page_shares_a_run_as_a_link_and_opens_links_as_rep
 }
 
 fn shares_and_opens(origin: Origin) {
-    let site = origin.start(&crate::browser_run::dist());
+    let site = origin.start(&dist());
     let page = site.page.clone();
-    let (browser, _profile) = launch();
-    let tab = browser.new_tab().unwrap();
-    tab.set_default_timeout(Duration::from_secs(60));
+    let chromium = Chromium::launch();
+    let tab = chromium.page();
     let query = format!("?target={}&n=20&warmup=2&rounds=2&clients=js-fetch,fetch&mode=reuse", site.target);
-    open(&tab, &format!("{page}{query}"));
-    tab.wait_for_element("[data-testid='run']").unwrap().click().unwrap();
-    wait(|| state(&tab) == "done", "the run", &tab);
-    tab.wait_for_element("[data-testid='share']").unwrap().click().unwrap();
+    tab.open(&format!("{page}{query}"));
+    tab.click("run");
+    wait(|| tab.state() == "done", "the run", &tab);
+    tab.click("share");
     let value = "document.querySelector(\"[data-testid='share-link']\").value";
-    wait(|| eval(&tab, value).contains("#r="), "the link", &tab);
-    let link = eval(&tab, value);
+    wait(|| tab.eval(value).contains("#r="), "the link", &tab);
+    let link = tab.eval(value);
     assert!(link.starts_with(&page) && link.contains(query.as_str()), "the page's own address, then #r=: {link}");
     // The CLI reads the page's link: the very report the page holds.
     let shared = parse_reports(&share::decode(&link).unwrap()).unwrap();
-    assert_eq!(shared, parse_reports(&testid(&tab, "result-json")).unwrap());
+    assert_eq!(shared, parse_reports(&tab.testid("result-json")).unwrap());
     // And the page opens its own link as that report, under the tag shared-link.
-    let own = browser.new_tab().unwrap();
-    open(&own, &link);
-    wait(|| row_labels(&own).len() == 2, "the page's own shared rows", &own);
-    let mut rows = row_labels(&own);
+    let own = chromium.page();
+    own.open(&link);
+    wait(|| own.row_labels().len() == 2, "the page's own shared rows", &own);
+    let mut rows = own.row_labels();
     rows.sort();
     assert_eq!(rows, ["fetch", "js-fetch"]);
-    assert!(testid(&own, "imported").contains("shared-link"), "{}", testid(&own, "imported"));
-    assert_eq!(state(&own), "idle", "nothing was run");
+    assert!(own.testid("imported").contains("shared-link"), "{}", own.testid("imported"));
+    assert_eq!(own.state(), "idle", "nothing was run");
 
     // The CLI's link opens in a fresh tab as that report, nothing run.
     let file = cli_result("share-page");
     let (_, cli_link, _) = run(&["share", &file, "--page", &page]);
-    let fresh = browser.new_tab().unwrap();
-    open(&fresh, cli_link.trim());
-    wait(|| row_labels(&fresh).len() == 2, "the shared rows", &fresh);
-    assert_eq!(row_labels(&fresh), ["curl", "raw"], "one mode: the labels name the clients alone");
-    assert!(testid(&fresh, "imported").contains("shared-link"), "{}", testid(&fresh, "imported"));
-    assert_eq!(state(&fresh), "idle", "nothing was run");
-    assert!(testid(&fresh, "report").contains("[shared-link]"), "{}", testid(&fresh, "report"));
+    let fresh = chromium.page();
+    fresh.open(cli_link.trim());
+    wait(|| fresh.row_labels().len() == 2, "the shared rows", &fresh);
+    assert_eq!(fresh.row_labels(), ["curl", "raw"], "one mode: the labels name the clients alone");
+    assert!(fresh.testid("imported").contains("shared-link"), "{}", fresh.testid("imported"));
+    assert_eq!(fresh.state(), "idle", "nothing was run");
+    assert!(fresh.testid("report").contains("[shared-link]"), "{}", fresh.testid("report"));
 
     // A link cut short says so where imports report their errors.
-    let cut = browser.new_tab().unwrap();
-    open(&cut, &cli_link.trim()[..cli_link.trim().len() - 40]);
-    wait(|| testid(&cut, "import-error").contains("shared-link"), "the error", &cut);
-    let error = testid(&cut, "import-error");
+    let cut = chromium.page();
+    cut.open(&cli_link.trim()[..cli_link.trim().len() - 40]);
+    wait(|| cut.testid("import-error").contains("shared-link"), "the error", &cut);
+    let error = cut.testid("import-error");
     assert!(error.starts_with("shared-link: ") && error.ends_with("was the link cut short?"), "{error}");
-    assert!(row_labels(&cut).is_empty());
+    assert!(cut.row_labels().is_empty());
 }
 
 /// Wait for the page in `tab` (the bounded wait of these tests), saying its status and import error if not.
-fn wait(done: impl FnMut() -> bool, what: &str, tab: &headless_chrome::Tab) {
-    let why = || format!("status: {}; import error: {}", testid(tab, "status"), testid(tab, "import-error"));
-    wait_until(what, Duration::from_secs(120), done, why);
+fn wait(done: impl FnMut() -> bool, what: &str, tab: &ChromiumPage) {
+    crate::support::wait_until(what, Duration::from_secs(120), done, || tab.why());
 }

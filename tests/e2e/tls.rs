@@ -8,8 +8,10 @@ use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::cannot_speak;
 use httpbench_shared::EnvironmentKind;
 
-use crate::helpers::{cases, run, run_json, scratch, Serve};
-use crate::table::{all_libraries, libraries_speaking, list};
+use crate::support::cli::{cases, run, run_json};
+use crate::support::scratch;
+use crate::support::serve::Serve;
+use crate::support::table::{all_libraries, libraries_speaking, list};
 
 /// `serve --tls`, and the CA file and SPKI pin it printed.
 fn tls_server() -> (Serve, String, String) {

@@ -14,11 +14,14 @@ use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::Value;
 
-use crate::helpers::{cases, run_json, scratch, Acceptor, Serve};
+use crate::support::cli::{cases, run_json};
+use crate::support::scratch;
+use crate::support::serve::Serve;
+use crate::support::servers::Acceptor;
 
 /// Every in-process client: each must refuse every fault the same way.
 fn tls_clients() -> String {
-    crate::table::list(&crate::table::all_libraries())
+    crate::support::table::list(&crate::support::table::all_libraries())
 }
 
 /// The leaf certificate a fault server presents.
@@ -106,7 +109,7 @@ fn run_tls_clients(url: &str, cacert: Option<&std::path::Path>) -> (i32, Value, 
 /// Every case failed both requests as `kind`, with a reason of that kind whose words say why (any of
 /// `words`, case-insensitive: each client words it its own way).
 fn assert_all_failed(v: &Value, kind: &str, words: &[&str]) {
-    assert_eq!(cases(v).len(), crate::table::all_libraries().len(), "{v}");
+    assert_eq!(cases(v).len(), crate::support::table::all_libraries().len(), "{v}");
     for c in cases(v) {
         assert_eq!((c["ok"].as_u64(), c["errors"][kind].as_u64()), (Some(0), Some(2)), "{}: {c}", c["client"]);
         let reason = c["error_reasons"][0].as_str().unwrap_or_default();
@@ -177,7 +180,7 @@ fn a_server_that_stalls_mid_handshake_is_a_timeout_within_the_timeout() {
     assert_eq!(code, 1, "{err}");
     assert_all_failed(&v, "timeout", &["time", "deadline"]);
     // Every client x 2 requests x --timeout 2 s, and 10 s of start-up and slack.
-    let bound = Duration::from_secs(4 * crate::table::all_libraries().len() as u64 + 10);
+    let bound = Duration::from_secs(4 * crate::support::table::all_libraries().len() as u64 + 10);
     assert!(took < bound, "bounded by --timeout: {took:?}, more than {bound:?}");
 }
 
@@ -239,7 +242,7 @@ fn raw_over_tls_ends_a_dripped_or_stalled_handshake_at_the_deadline() {
 #[ignore = "needs Perl's LWP and WWW::Curl, python3 and node (scripts/setup.sh; scripts/test.sh runs it)"]
 fn command_clients_count_refused_certificates_as_tls_and_say_why() {
     let mut clients = vec!["perl-lwp", "perl-curl", "python-urllib", "node-fetch", "node-http"];
-    if crate::helpers::python_has_requests() {
+    if crate::support::python_has_requests() {
         clients.push("python-requests");
     }
     let list = clients.join(",");
@@ -309,7 +312,7 @@ fn serve_tls_with_a_certificate_of_ones_own() {
         (vec!["serve", "--tls", "--cert", c], "--key"),
         (vec!["serve", "--cert", c, "--key", k], "--tls"),
     ] {
-        let (code, _, err) = crate::helpers::run(&args);
+        let (code, _, err) = crate::support::cli::run(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
