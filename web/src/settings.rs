@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use httpbench_shared::protocol::{browser_clients, check_page_id, Modes, PageQuery};
+use httpbench_shared::protocol::{browser_clients, check_page_id, PageQuery};
 use httpbench_shared::session::{Field, FrontEnd, Limits, Matrix, Plan, RawPlan, Side, Spelling, Targets};
 use httpbench_shared::EnvironmentKind;
 
@@ -62,22 +62,7 @@ impl RawSettings {
     /// The defaults, with the target at `origin` + `/` (a page opened from a file has no usable origin).
     pub fn defaults(origin: &str) -> Self {
         let target = if origin.starts_with("http") { format!("{origin}/") } else { "http://127.0.0.1:8080/".into() };
-        let plan = RawPlan {
-            target,
-            targets: Vec::new(),
-            count: "500".into(),
-            duration: String::new(),
-            warmup: "20".into(),
-            rounds: "5".into(),
-            interleave: "1".into(),
-            timeout: "10".into(),
-            clients: "all".into(),
-            mode: Modes::default().to_string(),
-            http: String::new(),
-            concurrency: "1".into(),
-            body_sizes: String::new(),
-            server_delays: String::new(),
-        };
+        let plan = RawPlan::page_defaults(target);
         RawSettings { plan, autorun: false, page: None }
     }
 

@@ -97,6 +97,30 @@ impl<V> RawPlan<V> {
     }
 }
 
+impl RawPlan {
+    /// The page's plan before a user or a link changes it, against `target`: 500 measured requests in 5
+    /// rounds after 20 of warm-up, interleaved, every client in both modes over the version the browser
+    /// negotiates, one request in flight, a 10 s timeout (as the CLI's `--timeout`).
+    pub fn page_defaults(target: String) -> RawPlan {
+        RawPlan {
+            target,
+            targets: Vec::new(),
+            count: "500".into(),
+            duration: String::new(),
+            warmup: "20".into(),
+            rounds: "5".into(),
+            interleave: "1".into(),
+            timeout: "10".into(),
+            clients: "all".into(),
+            mode: Modes::default().to_string(),
+            http: String::new(),
+            concurrency: "1".into(),
+            body_sizes: String::new(),
+            server_delays: String::new(),
+        }
+    }
+}
+
 impl RawPlan<Option<String>> {
     /// `defaults`, with every value this one sets instead (a link over the page's defaults).
     pub fn over(&self, mut defaults: RawPlan) -> RawPlan {

@@ -7,22 +7,7 @@ const PAGE: FrontEnd = FrontEnd { spelling: Spelling::Page, own_server: None, ta
 
 /// A plan as the page's defaults fill it, against a plaintext target.
 fn raw() -> RawPlan {
-    RawPlan {
-        target: "http://127.0.0.1:8080/".into(),
-        targets: Vec::new(),
-        count: "500".into(),
-        duration: String::new(),
-        warmup: "20".into(),
-        rounds: "5".into(),
-        interleave: "1".into(),
-        timeout: "10".into(),
-        clients: "all".into(),
-        mode: "both".into(),
-        http: String::new(),
-        concurrency: "1".into(),
-        body_sizes: String::new(),
-        server_delays: String::new(),
-    }
+    RawPlan::page_defaults("http://127.0.0.1:8080/".into())
 }
 
 fn side(environment: EnvironmentKind, clients: &[&str]) -> Side {
