@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-log() { printf 'setup-web: %s\n' "$*" >&2; }
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+SCRIPT_NAME=setup-web
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
 TRUNK_VERSION=0.21.14
@@ -18,9 +19,7 @@ TERSER_DIR=.tools/terser
 
 # Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen; python3.
 missing=()
-for p in chromium chromium-driver; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+add_missing_packages chromium chromium-driver
 command -v npm >/dev/null || missing+=(npm)
 # The hosted-page test serves dist/ with Python's http.server (a static host that sends no headers).
 command -v python3 >/dev/null || missing+=(python3)
@@ -36,17 +35,9 @@ for arg in "$@"; do
   esac
 done
 if [ "$firefox" = yes ]; then
-  for p in firefox-esr libnss3-tools; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
+  add_missing_packages firefox-esr libnss3-tools
 fi
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  log "chromium, chromium-driver and npm present$([ "$firefox" = yes ] && echo ', firefox-esr and certutil too')"
-fi
+install_missing "chromium, chromium-driver and npm present$([ "$firefox" = yes ] && echo ', firefox-esr and certutil too')"
 
 # wasm-bindgen-cli must be exactly the wasm-bindgen of Cargo.lock, and Trunk.toml must pin the same.
 WBG_VERSION=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)

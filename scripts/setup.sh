@@ -3,8 +3,9 @@
 # Idempotent: each step checks first and skips what is already there.
 set -euo pipefail
 
-log() { printf 'setup: %s\n' "$*" >&2; }
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+SCRIPT_NAME=setup
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # System libraries for the clients (libcurl), Perl and the seed script's modules (for the Perl tests).
 APT_PACKAGES=(pkg-config libssl-dev libcurl4-openssl-dev perl libwww-perl liblwp-protocol-https-perl libhttp-lite-perl libwww-curl-perl)
@@ -13,16 +14,8 @@ if [ -n "${HTTPBENCH_EXTRA_APT:-}" ]; then
   APT_PACKAGES+=("${extra[@]}")
 fi
 missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-else
-  log "system packages present"
-fi
+add_missing_packages "${APT_PACKAGES[@]}"
+install_missing "system packages present"
 
 # The command clients' interpreters beyond Perl: python3 and node (Node 18+ for fetch). Usually present on this
 # kind of machine (perhaps not from Debian, e.g. pyenv's python3), so only a missing command is installed.

@@ -106,7 +106,7 @@ mod tests {
             if !switch.is_empty() {
                 assert!(script.contains(&format!("    {switch}) ")), "setup-web.sh has no {switch}: {hint}");
             }
-            let installed = script.lines().filter_map(|l| l.trim().strip_prefix("for p in "));
+            let installed = script.lines().filter_map(|l| l.trim().strip_prefix("add_missing_packages "));
             assert!(
                 installed.into_iter().any(|l| l.split_whitespace().any(|w| w.trim_end_matches(';') == package)),
                 "setup-web.sh installs no {package}: {hint}"
