@@ -18,7 +18,8 @@ use hyper::header;
 use quinn::crypto::rustls::QuicServerConfig;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-use super::{handshakes, routes, Conn, State};
+use super::conn::Conn;
+use super::{handshakes, routes, State};
 
 /// The one cipher suite QUIC's server offers: the suite every QUIC stack must support (RFC 9001), so the one
 /// every handshake negotiates and the tally can name without asking the session.
@@ -104,7 +105,7 @@ where
     }
     let response = match path == super::CONNECTIONS_PATH || path == super::HANDSHAKES_PATH {
         true => {
-            let mut counted = super::counters(state, conn, path, query);
+            let mut counted = super::conn::counters(state, conn, path, query);
             // Read by a page of another origin (the page is served over TCP).
             counted.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, header::HeaderValue::from_static("*"));
             counted
