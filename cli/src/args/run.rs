@@ -96,11 +96,8 @@ pub struct RunArgs {
     /// Never show a progress bar.
     #[arg(long)]
     pub no_progress: bool,
-    /// Then run the browser clients through the page in real headless browsers, against the same server with
-    /// the same settings, and report native and browser cases together: chromium (alone, the default),
-    /// firefox, or a list (chromium,firefox; all), one after another.
     #[arg(long, value_name = "ENGINES", num_args = 0..=1, default_missing_value = "chromium",
-          value_parser = parse_engines)]
+          value_parser = parse_engines, help = browser_help())]
     pub browser: Option<Engines>,
     /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
     #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
@@ -188,6 +185,18 @@ fn client_help(environment: EnvironmentKind) -> String {
         false => format!(" Command clients (not in all): {}, and your own (--client-cmd).", commands.join(", ")),
     };
     format!("Comma-separated clients: {}, or all [default: {}].{commands}", names.join(", "), defaults.join(","))
+}
+
+/// The help of `--browser`, with the engines it can start (the model's list, which the engine table holds).
+fn browser_help() -> String {
+    let names: Vec<&str> = Engine::STARTED.iter().map(|e| e.as_str()).collect();
+    format!(
+        "Then run the browser clients through the page in real headless browsers, against the same server with the \
+         same settings, and report native and browser cases together: {} (alone, the default), or a list of {} \
+         (all: every one), one after another.",
+        Engine::Chromium.as_str(),
+        names.join(", ")
+    )
 }
 
 /// The help of `--http`, with the versions of each native client from the client table.

@@ -58,15 +58,21 @@ impl Engine {
     pub fn parse_list(text: &str) -> Result<Vec<Engine>, String> {
         let mut engines = Vec::new();
         for name in text.split(',').map(str::trim) {
-            let add: &[Engine] = match name {
-                "all" => &Engine::STARTED,
-                "chromium" | "chrome" => &[Engine::Chromium],
-                "firefox" => &[Engine::Firefox],
-                _ => return Err(format!("unknown browser `{name}`: use chromium, firefox or all (comma-separated)")),
+            // `chrome` too: Chrome is a Chromium.
+            let named = Engine::STARTED
+                .into_iter()
+                .find(|e| e.as_str() == name || (name == "chrome" && *e == Engine::Chromium));
+            let add: Vec<Engine> = match (name, named) {
+                ("all", _) => Engine::STARTED.to_vec(),
+                (_, Some(engine)) => vec![engine],
+                (_, None) => {
+                    let known: Vec<&str> = Engine::STARTED.iter().map(|e| e.as_str()).collect();
+                    return Err(format!("unknown browser `{name}`: use {} or all (comma-separated)", known.join(", ")));
+                }
             };
             for e in add {
-                if !engines.contains(e) {
-                    engines.push(*e);
+                if !engines.contains(&e) {
+                    engines.push(e);
                 }
             }
         }
