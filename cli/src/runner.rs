@@ -78,13 +78,13 @@ pub fn run(session: &mut Session, pools: &mut [Box<dyn Pool + '_>], inst: &Instr
 
 /// Where a measured round's samples go: the session (which keeps the first reason of each kind) and the
 /// progress bar. A warm-up's go nowhere.
-struct Recorder<'a> {
+struct Samples<'a> {
     session: &'a mut Session,
     case: usize,
     progress: Option<&'a Progress>,
 }
 
-impl Record for Recorder<'_> {
+impl Record for Samples<'_> {
     fn sample(&mut self, s: Sample) {
         let Some(progress) = self.progress else { return };
         self.session.record_sample(self.case, &s.outcome, s.latency, s.reason.as_deref());
@@ -115,7 +115,7 @@ fn round(
     let cpu_start = (inst.cpu)();
     let start = inst.clock.now();
     let round = Round { budget, stop: inst.stop, clock: inst.clock };
-    let end = pool.run(round, &mut Recorder { session: &mut *session, case, progress });
+    let end = pool.run(round, &mut Samples { session: &mut *session, case, progress });
     let wall = (inst.clock.now() - start).saturating_sub(end.idle);
     if progress.is_some() {
         let cpu = match end.cpu {
@@ -226,6 +226,38 @@ mod tests {
         assert!(out.stopped);
         assert_eq!(out.report.cases.len(), 1, "the case that never started is left out");
         assert_eq!((out.report.cases[0].iterations, out.report.cases[0].rounds.len()), (5, 1));
+    }
+
+    /// Each case's connections are its tag's count, read after every step: what the count grew by is added,
+    /// so the case's total is the count read last, whatever the other cases' counts did meanwhile.
+    #[test]
+    fn connections_are_each_cases_tagged_count() {
+        let clock = MockClock::new();
+        let log = RefCell::new(Vec::new());
+        let stop = AtomicBool::new(false);
+        let cpu = || None;
+        // Case 0's count grows by 2 per reading, case 1's by 5 (another client's connections under another tag).
+        let reads = RefCell::new([0u64; 2]);
+        let read = |case: usize| {
+            let mut reads = reads.borrow_mut();
+            reads[case] += 1;
+            Some(reads[case] * [2, 5][case])
+        };
+        let inst = Instruments {
+            clock: &clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: Some(&read),
+            turn: None,
+        };
+        let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
+        let b = Scripted { name: "b", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
+        let plan = Plan { budget: Budget::Count(4), warmup: 1, rounds: 2, interleave: true };
+        let out = drive(plan, &["a", "b"], &mut [Box::new(Sequential(a)), Box::new(Sequential(b))], &inst);
+        assert_eq!(*reads.borrow(), [3, 3], "a warm-up and two rounds each");
+        let counts: Vec<Option<u64>> = out.report.cases.iter().map(|c| c.connections).collect();
+        assert_eq!(counts, [Some(6), Some(15)]);
     }
 
     /// The whole path from drivers to the text report, on a mock clock and a scripted CPU meter: exact output.

@@ -99,7 +99,7 @@ struct CaseRun {
 }
 
 impl CaseRun {
-    fn new(key: &CaseKey, (index, label): (usize, String), target: &str, run: u64, timeout: Duration) -> Self {
+    fn new(key: &CaseKey, index: usize, label: String, target: &str, run: u64, timeout: Duration) -> Self {
         // Tagged with its case and run, so the embedded server can count the connections that served it: the
         // cases share the browser's pool, and only the server tells them apart.
         let tag = key.tag(index, run);
@@ -136,7 +136,7 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     // program cannot guess a tag to add connections to a case's count.
     let run = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
     let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
-        .map(|(i, key)| CaseRun::new(key, (i, session.label(i)), &settings.targets.of_case(key), run, settings.timeout))
+        .map(|(i, key)| CaseRun::new(key, i, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
         .collect();
     let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
     loop {
