@@ -277,11 +277,11 @@ fn measure(
     let targets = httpbench_shared::session::Targets::one(url.as_str());
     // The embedded server counts each case's connections by the tag its requests carry, as the page's are
     // (the run's start in ms keeps this run's tags apart from an earlier run's); an external server, none.
-    let run = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
     let mut tags: Vec<String> = Vec::new();
     let mut unable: Vec<String> = Vec::new();
     for (i, key) in session.cases().into_iter().enumerate() {
-        tags.push(key.tag(i, run));
+        tags.push(key.tag(i, run_id));
         // Every case's client is one of the options' clients: the matrix was made from their names.
         let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
             pools.push(Box::new(clients::Sequential(clients::Broken)));
