@@ -274,13 +274,18 @@ fn measure(
         session.take_turns();
     }
     let progress = progress::Progress::new(session.measured_requests(), options.progress);
-    let mut drivers: Vec<Box<dyn clients::Driver>> = Vec::new();
+    let mut pools: Vec<Box<dyn clients::Pool>> = Vec::new();
     let targets = httpbench_shared::session::Targets::one(url.as_str());
+    // The embedded server counts each case's connections by the tag its requests carry, as the page's are
+    // (the run's start in ms keeps this run's tags apart from an earlier run's); an external server, none.
+    let run_id = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let mut tags: Vec<String> = Vec::new();
     let mut unable: Vec<String> = Vec::new();
-    for key in session.cases() {
+    for (i, key) in session.cases().into_iter().enumerate() {
+        tags.push(key.tag(i, run_id));
         // Every case's client is one of the options' clients: the matrix was made from their names.
         let Some(client) = options.clients.iter().find(|c| c.name() == key.client) else {
-            drivers.push(Box::new(clients::Broken));
+            pools.push(Box::new(clients::Sequential(clients::Broken)));
             continue;
         };
         if let Some(reason) = client.cannot_speak(key.http) {
@@ -288,10 +293,13 @@ fn measure(
             if !unable.contains(&note) {
                 unable.push(note);
             }
-            drivers.push(Box::new(clients::Pooled(clients::Unable)));
+            pools.push(Box::new(clients::Unable));
             continue;
         }
-        let target = targets.of_case(key);
+        let target = match probe {
+            Some(_) => httpbench_shared::protocol::tagged_url(&targets.of_case(key), &tags[i]),
+            None => targets.of_case(key),
+        };
         let config = clients::DriverConfig {
             // The embedded server's own URL with a path and a query added: it parses.
             url: url::Url::parse(&target).unwrap_or_else(|_| url.clone()),
@@ -300,21 +308,21 @@ fn measure(
             cacert: cacert.clone(),
             http: key.http,
         };
-        drivers.push(client.driver(&config, key.concurrency as usize, stop, &progress.printer()));
+        pools.push(client.driver(&config, key.concurrency as usize, stop, &progress.printer()));
     }
     let clock = SystemClock::new();
     let cpu = cpu::process_cpu;
     let read_handshakes = probe.filter(|p| p.is_tls()).map(|p| move || p.handshakes());
     let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
-    let read_connections = probe.map(|p| move || p.connections());
-    let connections = read_connections.as_ref().map(|f| f as &dyn Fn() -> _);
+    let read_connections = probe.map(|p| move |case: usize| p.connections_of(&tags[case]));
+    let connections = read_connections.as_ref().map(|f| f as &dyn Fn(usize) -> _);
     let native_turn = pages.map(|p| move |pass, progress: &_| p.borrow_mut().native_turn(pass, progress));
     let turn = native_turn.as_ref().map(|f| f as runner::TakeTurn<'_>);
     let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn };
-    runner::run(&mut session, &mut drivers, &instruments, &progress);
+    runner::run(&mut session, &mut pools, &instruments, &progress);
     progress.finish();
-    for (key, driver) in session.cases().into_iter().zip(&mut drivers) {
-        if let Some(v) = driver.batched().and_then(|b| b.version()) {
+    for (key, pool) in session.cases().into_iter().zip(&pools) {
+        if let Some(v) = pool.version() {
             header.environment.client_versions.entry(key.client.clone()).or_insert(v);
         }
     }

@@ -1,17 +1,16 @@
 //! Drives the shared run session (`httpbench_shared::session`) with the native clients: the session says what
-//! to run next, the runner makes the requests, reads the clock around each one and the CPU meter around each
-//! round, and hands both back. The clock, the CPU meter and the stop flag are passed in, so a test can drive
-//! it with a mock clock.
+//! to run next, the runner hands each case's client (one shape for all: a [`Pool`]) a round at a time, reads
+//! the clock and the CPU meter around each round, and hands the samples and both readings back. The clock,
+//! the CPU meter and the stop flag are passed in, so a test can drive it with a mock clock.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use httpbench_shared::clock::Clock;
 use httpbench_shared::session::{RoundBudget, Session, Step};
 use httpbench_shared::stats::Handshakes;
-use httpbench_shared::CpuTime;
+use httpbench_shared::{CpuTime, ErrorKind};
 
-use crate::clients::pool::Pool;
-use crate::clients::{Batched, Driver};
+use crate::clients::pool::{Metered, Pool, Record, Round, Sample};
 use crate::progress::Progress;
 
 /// The clock, the CPU meter, and the stop flag (set by Ctrl-C) the runner uses.
@@ -25,9 +24,9 @@ pub struct Instruments<'a> {
     /// The embedded TLS server's handshake tally, read before and after each round; `None` where there is
     /// none (plaintext, an external server).
     pub handshakes: Option<&'a dyn Fn() -> Option<Vec<Handshakes>>>,
-    /// The embedded server's count of accepted connections (the reading's own included), read around each
-    /// warm-up and round; `None` for an external server.
-    pub connections: Option<&'a dyn Fn() -> Option<u64>>,
+    /// The connections the embedded server counted so far under case `i`'s tag (its requests carry it), read
+    /// after each warm-up and round; `None` for an external server.
+    pub connections: Option<&'a dyn Fn(usize) -> Option<u64>>,
     /// Where the runner waits for the native clients' turn at each pass of a run shared with browser pages
     /// (`Pages::native_turn`; it hears their progress meanwhile); `None` for a run of its own.
     pub turn: Option<TakeTurn<'a>>,
@@ -36,193 +35,97 @@ pub struct Instruments<'a> {
 /// Waits for the native clients' turn at a pass ([`Instruments::turn`]).
 pub type TakeTurn<'a> = &'a dyn Fn(u32, &Progress);
 
-/// Counts the connections a step of a case opened: the server's count before and after, less the probe's
-/// own connection that made the second reading.
-struct Opened<'a>(Option<&'a dyn Fn() -> Option<u64>>, Option<u64>);
-
-impl<'a> Opened<'a> {
-    fn start(inst: &Instruments<'a>) -> Self {
-        Opened(inst.connections, inst.connections.and_then(|read| read()))
-    }
-
-    fn record(self, session: &mut Session, case: usize) {
-        if let (Some(before), Some(after)) = (self.1, self.0.and_then(|read| read())) {
-            session.record_connections(case, after.saturating_sub(before).saturating_sub(1));
-        }
-    }
-}
-
-/// Run `session` to its end with `drivers[i]` for its case `i`: every step it hands out, until it is done or
+/// Run `session` to its end with `pools[i]` for its case `i`: every step it hands out, until it is done or
 /// the stop flag is set (then the session is stopped and keeps what was measured).
-pub fn run(session: &mut Session, drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>, progress: &Progress) {
+pub fn run(session: &mut Session, pools: &mut [Box<dyn Pool + '_>], inst: &Instruments<'_>, progress: &Progress) {
     let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
+    // Each case's count so far: the server counts per tag for its whole life, a step adds what it grew by.
+    let mut counted = vec![0u64; labels.len()];
     loop {
         if inst.stop.load(Ordering::Relaxed) {
             session.stop();
         }
-        match session.next_step() {
+        let case = match session.next_step() {
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
-                let opened = Opened::start(inst);
-                warm_up(session, case, drivers[case].as_mut(), requests, inst);
-                opened.record(session, case);
+                round(session, case, pools[case].as_mut(), RoundBudget::Requests(requests), None, inst);
+                case
             }
             Step::Round { case, budget, .. } => {
                 progress.stage(&format!("{} · {} rounds left", labels[case], session.rounds_left()));
                 let before = inst.handshakes.and_then(|read| read());
-                let opened = Opened::start(inst);
-                let driver = drivers[case].as_mut();
-                if let Some(pool) = driver.pool() {
-                    run_pool_round(session, case, pool, budget, inst, progress);
-                } else if let Some(client) = driver.batched() {
-                    run_batched_round(session, case, client, budget, inst, progress);
-                } else {
-                    run_round(session, case, driver, budget, inst, progress);
-                }
-                opened.record(session, case);
+                round(session, case, pools[case].as_mut(), budget, Some(progress), inst);
                 let after = inst.handshakes.and_then(|read| read());
                 if let (Some(before), Some(after)) = (before, after) {
                     session.record_handshakes(case, &crate::server::handshakes::since(&before, &after));
                 }
+                case
             }
             Step::Turn { pass } => {
                 if let Some(turn) = inst.turn {
                     turn(pass, progress);
                 }
+                continue;
             }
             Step::Done => break,
+        };
+        if let Some(now) = inst.connections.and_then(|read| read(case)) {
+            session.record_connections(case, now.saturating_sub(counted[case]));
+            counted[case] = counted[case].max(now);
         }
     }
 }
 
-/// A case's warm-up: `requests` unmeasured requests, shared among a pool's requests in flight.
-fn warm_up(session: &mut Session, case: usize, driver: &mut dyn Driver, requests: u64, inst: &Instruments<'_>) {
-    if let Some(pool) = driver.pool() {
-        pool.run(RoundBudget::Requests(requests), inst.stop, &mut |_| {});
-        return;
-    }
-    if let Some(client) = driver.batched() {
-        let result = client.batch(requests, inst.stop, &mut |_, _, _| {});
-        // A Ctrl-C ends the run, not the case: the session stops by the flag.
-        if let (Err(e), false) = (result, inst.stop.load(Ordering::Relaxed)) {
-            session.abort(case, e.reason);
+/// Where a measured round's samples go: the session (which keeps the first reason of each kind) and the
+/// progress bar. A warm-up's go nowhere.
+struct Samples<'a> {
+    session: &'a mut Session,
+    case: usize,
+    progress: Option<&'a Progress>,
+}
+
+impl Record for Samples<'_> {
+    fn sample(&mut self, s: Sample) {
+        let Some(progress) = self.progress else { return };
+        self.session.record_sample(self.case, &s.outcome, s.latency, s.reason.as_deref());
+        if let (None, Some(phases)) = (s.outcome.error, s.phases) {
+            self.session.record_phases(self.case, &phases);
         }
-        return;
+        progress.advance(1);
     }
-    for _ in 0..requests {
-        if inst.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        driver.request();
+
+    fn wants_reason(&self, kind: ErrorKind) -> bool {
+        self.progress.is_some() && self.session.wants_reason(self.case, kind)
     }
 }
 
-/// One round of a pool: the pool keeps its requests in flight and times each; the runner records them as
-/// they end and times the round, from the first request started to the last one ended.
-fn run_pool_round(
+/// One round of case `case` (`progress`: measured, and told of each request), or its warm-up (`None`): the
+/// pool makes its requests and times each; the runner times the round, from before the first request started
+/// to after the last one ended, less the time the pool says it waited on a hung client, and meters its CPU
+/// (this process's, unless the pool meters its own). A client that broke is aborted after its round is closed
+/// with what it answered; a Ctrl-C ends the run, not the case (the session stops by the flag).
+fn round(
     session: &mut Session,
     case: usize,
     pool: &mut dyn Pool,
     budget: RoundBudget,
+    progress: Option<&Progress>,
     inst: &Instruments<'_>,
-    progress: &Progress,
 ) {
     let cpu_start = (inst.cpu)();
     let start = inst.clock.now();
-    pool.run(budget, inst.stop, &mut |sample| {
-        session.record(case, &sample.outcome, sample.latency);
-        match (sample.outcome.error, sample.reason, sample.phases) {
-            (Some(kind), Some(reason), _) if session.wants_reason(case, kind) => {
-                session.note_reason(case, kind, reason)
-            }
-            (None, _, Some(phases)) => session.record_phases(case, &phases),
-            _ => {}
-        }
-        progress.advance(1);
-    });
-    let wall = inst.clock.now() - start;
-    session.end_round(case, wall, crate::cpu::since(cpu_start, (inst.cpu)()));
-}
-
-fn run_round(
-    session: &mut Session,
-    case: usize,
-    driver: &mut dyn Driver,
-    budget: RoundBudget,
-    inst: &Instruments<'_>,
-    progress: &Progress,
-) {
-    let cpu_start = (inst.cpu)();
-    let start = inst.clock.now();
-    let mut done = 0u64;
-    while budget.wants_more(done, inst.clock.now() - start) && !inst.stop.load(Ordering::Relaxed) {
-        let t0 = inst.clock.now();
-        let outcome = driver.request();
-        let t1 = inst.clock.now();
-        session.record(case, &outcome, t1 - t0);
-        // Only the first failure of each kind is described: describing costs time, and the rest add nothing.
-        if let Some(kind) = outcome.error.filter(|k| session.wants_reason(case, *k)) {
-            if let Some(reason) = driver.failure_reason() {
-                session.note_reason(case, kind, reason);
-            }
-        } else if outcome.failure().is_none() {
-            if let Some(phases) = driver.phases() {
-                session.record_phases(case, &phases);
-            }
-        }
-        done += 1;
-        progress.advance(1);
-    }
-    let wall = inst.clock.now() - start;
-    session.end_round(case, wall, crate::cpu::since(cpu_start, (inst.cpu)()));
-}
-
-/// One round of a client that times itself: whole batches, each timed from asking to the last answer, with
-/// the client's own CPU meter read around each. A time budget is spent in batches sized from the rate so
-/// far, each asking for half of what is left (so a round overshoots its time by about one request). A client
-/// that breaks is aborted after its round is closed with what it answered (the wait on a hang left out).
-fn run_batched_round(
-    session: &mut Session,
-    case: usize,
-    client: &mut dyn Batched,
-    budget: RoundBudget,
-    inst: &Instruments<'_>,
-    progress: &Progress,
-) {
-    let (mut wall, mut done) = (std::time::Duration::ZERO, 0u64);
-    let mut cpu = Some(CpuTime::default());
-    let mut broke = None;
-    while broke.is_none() && budget.wants_more(done, wall) && !inst.stop.load(Ordering::Relaxed) {
-        let n = match budget {
-            RoundBudget::Requests(n) => n - done,
-            RoundBudget::Time(_) if done == 0 => 1,
-            RoundBudget::Time(d) => {
-                let per_request = wall.as_secs_f64() / done as f64;
-                ((d.saturating_sub(wall).as_secs_f64() / per_request.max(1e-9) / 2.0) as u64).clamp(1, 1_000_000)
-            }
+    let round = Round { budget, stop: inst.stop, clock: inst.clock };
+    let end = pool.run(round, &mut Samples { session: &mut *session, case, progress });
+    let wall = (inst.clock.now() - start).saturating_sub(end.idle);
+    if progress.is_some() {
+        let cpu = match end.cpu {
+            Metered::ByRunner => crate::cpu::since(cpu_start, (inst.cpu)()),
+            Metered::Own(cpu) => cpu,
         };
-        let cpu_start = client.cpu();
-        let t0 = inst.clock.now();
-        let result = client.batch(n, inst.stop, &mut |outcome, latency, reason| {
-            session.record(case, outcome, latency);
-            // The first failure of each kind keeps its reason, as for in-process clients.
-            if let (Some(kind), Some(reason)) = (outcome.error, reason) {
-                if session.wants_reason(case, kind) {
-                    session.note_reason(case, kind, reason.to_string());
-                }
-            }
-            progress.advance(1);
-            done += 1;
-        });
-        let idle = result.as_ref().err().map_or(std::time::Duration::ZERO, |e| e.idle);
-        wall += (inst.clock.now() - t0).saturating_sub(idle);
-        cpu = cpu.zip(crate::cpu::since(cpu_start, client.cpu())).map(|(a, b)| a + b);
-        broke = result.err();
+        session.end_round(case, wall, cpu);
     }
-    session.end_round(case, wall, cpu);
-    // A Ctrl-C ends the run, not the case: the session stops by the flag.
-    if let Some(e) = broke.filter(|_| !inst.stop.load(Ordering::Relaxed)) {
-        session.abort(case, e.reason);
+    if let Some(reason) = end.broke.filter(|_| !inst.stop.load(Ordering::Relaxed)) {
+        session.abort(case, reason);
     }
 }
 
@@ -237,6 +140,7 @@ mod tests {
     use httpbench_shared::{Mode, Outcome};
 
     use super::*;
+    use crate::clients::{Driver, Sequential};
 
     /// A client that takes a scripted time per request on a mock clock and logs the order it was called in.
     struct Scripted<'a> {
@@ -265,14 +169,14 @@ mod tests {
         h
     }
 
-    fn drive(plan: Plan, clients: &[&str], drivers: &mut [Box<dyn Driver + '_>], inst: &Instruments<'_>) -> Finished {
+    fn drive(plan: Plan, clients: &[&str], pools: &mut [Box<dyn Pool + '_>], inst: &Instruments<'_>) -> Finished {
         let names = clients.iter().map(|c| c.to_string()).collect();
         let mut session = Session::new(
             plan,
             Matrix::new(EnvironmentKind::Native, names, vec![Mode::Reuse]),
             Some(Duration::from_secs(10)),
         );
-        run(&mut session, drivers, inst, &Progress::hidden());
+        run(&mut session, pools, inst, &Progress::hidden());
         session.finish(header())
     }
 
@@ -287,7 +191,7 @@ mod tests {
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
-        let out = drive(plan, &["a", "b"], &mut [Box::new(a), Box::new(b)], &inst);
+        let out = drive(plan, &["a", "b"], &mut [Box::new(Sequential(a)), Box::new(Sequential(b))], &inst);
         assert_eq!(log.borrow().concat(), "aabbaaaabbbbaaabbbaaabbb");
         let a = &out.report.cases[0];
         assert_eq!((a.iterations, a.wall_secs, a.rate_wall), (10, 0.001, 10_000.0));
@@ -313,11 +217,47 @@ mod tests {
         let inst =
             Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
-        let out =
-            drive(plan, &["a", "b"], &mut [Box::new(StopAfter(5, &stop)), Box::new(StopAfter(100, &stop))], &inst);
+        let out = drive(
+            plan,
+            &["a", "b"],
+            &mut [Box::new(Sequential(StopAfter(5, &stop))), Box::new(Sequential(StopAfter(100, &stop)))],
+            &inst,
+        );
         assert!(out.stopped);
         assert_eq!(out.report.cases.len(), 1, "the case that never started is left out");
         assert_eq!((out.report.cases[0].iterations, out.report.cases[0].rounds.len()), (5, 1));
+    }
+
+    /// Each case's connections are its tag's count, read after every step: what the count grew by is added,
+    /// so the case's total is the count read last, whatever the other cases' counts did meanwhile.
+    #[test]
+    fn connections_are_each_cases_tagged_count() {
+        let clock = MockClock::new();
+        let log = RefCell::new(Vec::new());
+        let stop = AtomicBool::new(false);
+        let cpu = || None;
+        // Case 0's count grows by 2 per reading, case 1's by 5 (another client's connections under another tag).
+        let reads = RefCell::new([0u64; 2]);
+        let read = |case: usize| {
+            let mut reads = reads.borrow_mut();
+            reads[case] += 1;
+            Some(reads[case] * [2, 5][case])
+        };
+        let inst = Instruments {
+            clock: &clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: Some(&read),
+            turn: None,
+        };
+        let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
+        let b = Scripted { name: "b", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
+        let plan = Plan { budget: Budget::Count(4), warmup: 1, rounds: 2, interleave: true };
+        let out = drive(plan, &["a", "b"], &mut [Box::new(Sequential(a)), Box::new(Sequential(b))], &inst);
+        assert_eq!(*reads.borrow(), [3, 3], "a warm-up and two rounds each");
+        let counts: Vec<Option<u64>> = out.report.cases.iter().map(|c| c.connections).collect();
+        assert_eq!(counts, [Some(6), Some(15)]);
     }
 
     /// The whole path from drivers to the text report, on a mock clock and a scripted CPU meter: exact output.
@@ -335,12 +275,12 @@ mod tests {
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
-        let out = drive(plan, &["fast", "slow"], &mut [Box::new(fast), Box::new(slow)], &inst);
+        let out = drive(plan, &["fast", "slow"], &mut [Box::new(Sequential(fast)), Box::new(Sequential(slow))], &inst);
         insta::assert_snapshot!(render(&[Source::new(&out.report)], Format::Text, &RenderOptions::default()));
     }
 }
 
-/// The batched path on a mock clock: a client that answers every request in 100 µs by its own clock and
+/// A command client's pool (`Batches`) on a mock clock: a client that answers every request in 100 µs by its own clock and
 /// takes 110 µs per request of wall time, and can be told to hang (the wait is left out) or break.
 #[cfg(test)]
 mod batched_tests {
@@ -352,7 +292,7 @@ mod batched_tests {
     use httpbench_shared::{EnvironmentKind, Mode, Outcome};
 
     use super::*;
-    use crate::clients::BatchError;
+    use crate::clients::command::{BatchError, Batched, Batches};
 
     struct Fake<'a> {
         clock: &'a MockClock,
@@ -360,15 +300,6 @@ mod batched_tests {
         /// Break in this batch (1-based), after answering this many, having waited this long.
         breaks: Option<(usize, u64, Duration)>,
         cpu_reads: Cell<u32>,
-    }
-
-    impl Driver for Fake<'_> {
-        fn request(&mut self) -> Outcome {
-            unreachable!("the runner hands batched clients whole batches")
-        }
-        fn batched(&mut self) -> Option<&mut dyn Batched> {
-            Some(self)
-        }
     }
 
     impl Batched for Fake<'_> {
@@ -410,11 +341,11 @@ mod batched_tests {
         let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
         let mut session =
             Session::new(plan, Matrix::new(EnvironmentKind::Native, vec!["fake".into()], vec![Mode::Reuse]), None);
-        let mut drivers: Vec<Box<dyn Driver + '_>> = vec![Box::new(std::mem::replace(
+        let mut pools: Vec<Box<dyn Pool + '_>> = vec![Box::new(Batches(std::mem::replace(
             fake,
             Fake { clock, batches: vec![], breaks: None, cpu_reads: Cell::new(0) },
-        ))];
-        run(&mut session, &mut drivers, &inst, &Progress::hidden());
+        )))];
+        run(&mut session, &mut pools, &inst, &Progress::hidden());
         let header: Header = Header {
             tool: httpbench_shared::Tool::this_build("t"),
             ..httpbench_shared::fixture::header(httpbench_shared::EnvironmentKind::Native)

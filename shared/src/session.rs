@@ -30,6 +30,13 @@ pub struct CaseKey {
 }
 
 impl CaseKey {
+    /// The tag the requests of this case, case `case` of its session, carry in run `run`, under which the
+    /// embedded server counts its connections ([`crate::protocol::case_tag`]): the case's index keeps apart
+    /// cases that differ only in a dimension the tag does not name (HTTP version, body, think time).
+    pub fn tag(&self, case: usize, run: u64) -> String {
+        crate::protocol::case_tag(&self.client, self.mode, self.concurrency, run) + &format!(".n{case}")
+    }
+
     /// `client/mode`, for progress and messages; [`Session::label`] adds the dimensions that vary.
     pub fn label(&self) -> String {
         format!("{}/{}", self.client, self.mode)
@@ -285,13 +292,26 @@ impl Session {
         }
     }
 
-    /// Whether case `case` has no reason yet for failures of `kind` (so the front end need only describe the
-    /// first failure of each kind).
+    /// Record one measured request as [`Session::record`] does, with the reason of its failure where the front
+    /// end has one: the first reason of each kind of failure is kept, the rest add nothing. The one entry the
+    /// front ends record a request through, so the rule lives here once.
+    pub fn record_sample(&mut self, case: usize, outcome: &Outcome, latency: Duration, reason: Option<&str>) {
+        self.record(case, outcome, latency);
+        if let (Some(kind), Some(reason)) = (outcome.error, reason) {
+            if self.wants_reason(case, kind) {
+                self.note_reason(case, kind, reason.to_string());
+            }
+        }
+    }
+
+    /// Whether case `case` has no reason yet for failures of `kind` (so a front end whose describing costs time
+    /// need only describe the first failure of each kind).
     pub fn wants_reason(&self, case: usize, kind: ErrorKind) -> bool {
         self.cases.get(case).is_some_and(|c| !c.reasons.iter().any(|(k, _)| *k == kind))
     }
 
-    /// Give the reason for a failure of `kind` in case `case`, in one line; the first of each kind is kept.
+    /// Give the reason for a failure of `kind` in case `case`, in one line, apart from its request (a front end
+    /// that hears reasons apart from outcomes); the first of each kind is kept.
     pub fn note_reason(&mut self, case: usize, kind: ErrorKind, reason: String) {
         if let Some(c) = self.cases.get_mut(case) {
             c.note_reason(kind, reason);

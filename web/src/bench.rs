@@ -99,10 +99,10 @@ struct CaseRun {
 }
 
 impl CaseRun {
-    fn new(key: &CaseKey, label: String, target: &str, run: u64, timeout: Duration) -> Self {
+    fn new(key: &CaseKey, index: usize, label: String, target: &str, run: u64, timeout: Duration) -> Self {
         // Tagged with its case and run, so the embedded server can count the connections that served it: the
         // cases share the browser's pool, and only the server tells them apart.
-        let tag = protocol::case_tag(&key.client, key.mode, key.concurrency, run);
+        let tag = key.tag(index, run);
         let url = protocol::tagged_url(&protocol::url_for_mode(target, key.mode), &tag);
         let origin = web_sys::Url::new(target).map(|u| u.origin()).unwrap_or_default();
         let client = Client::from_name(&key.client);
@@ -136,7 +136,7 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     // program cannot guess a tag to add connections to a case's count.
     let run = (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64;
     let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
-        .map(|(i, key)| CaseRun::new(key, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
+        .map(|(i, key)| CaseRun::new(key, i, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
         .collect();
     let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
     loop {
@@ -324,8 +324,7 @@ impl Runner<'_> {
         let done = |answer: Answer, t0: Duration, t1: Duration| {
             let (session, meter) = &mut *shared.borrow_mut();
             if measured {
-                session.record(index, &answer.outcome, t1 - t0);
-                note_reason(session, index, answer.outcome.error.zip(answer.reason));
+                session.record_sample(index, &answer.outcome, t1 - t0, answer.reason.as_deref());
             }
             meter.requests(1);
             if t1 - last_report.get() >= PROGRESS_INTERVAL {
@@ -363,21 +362,15 @@ impl Runner<'_> {
                 for (outcome, latency) in &stretch.requests {
                     self.session.record(index, outcome, *latency);
                 }
-                for reason in stretch.reasons {
-                    note_reason(&mut self.session, index, Some(reason));
+                // Its reasons come apart from its outcomes: the session keeps the first of each kind.
+                for (kind, reason) in stretch.reasons {
+                    self.session.note_reason(index, kind, reason);
                 }
             }
             done += stretch.requests.len() as u64;
             self.meter.requests(stretch.requests.len() as u64);
             self.meter.send();
         }
-    }
-}
-
-/// Keep `reason` as case `index`'s reason for failures of its kind, if it is the first.
-fn note_reason(session: &mut Session, index: usize, reason: Option<(httpbench_shared::ErrorKind, String)>) {
-    if let Some((kind, text)) = reason.filter(|(kind, _)| session.wants_reason(index, *kind)) {
-        session.note_reason(index, kind, text);
     }
 }
 

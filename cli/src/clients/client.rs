@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::ClientInfo;
 
-use super::{command, Broken, Driver, DriverConfig, Library};
+use super::{command, Broken, DriverConfig, Library, Pool, Sequential};
 use crate::progress::Printer;
 
 /// A client a run can name.
@@ -64,13 +64,15 @@ impl Client {
         in_flight: usize,
         stop: &AtomicBool,
         printer: &Printer,
-    ) -> Box<dyn Driver> {
+    ) -> Box<dyn Pool> {
         match self {
             Client::Lib(info, lib) => lib.driver(config, in_flight).unwrap_or_else(|e| {
                 eprintln!("httpbench: {}/{}: cannot set up the client: {e:#}", info.name, config.mode);
-                Box::new(Broken)
+                Box::new(Sequential(Broken))
             }),
-            Client::Command(spec) => Box::new(command::CommandDriver::start(spec, config, stop, printer)),
+            Client::Command(spec) => {
+                Box::new(command::Batches(command::CommandDriver::start(spec, config, stop, printer)))
+            }
         }
     }
 }

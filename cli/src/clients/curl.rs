@@ -5,7 +5,7 @@ use curl::easy::{Easy2, Handler, WriteError};
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 
-use super::{Driver, DriverConfig};
+use super::{Driver, DriverConfig, Pool};
 use httpbench_shared::protocol::ClientInfo;
 
 use super::library::{blocking, Library};
@@ -18,7 +18,7 @@ impl Library for Lib {
         "curl"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
         blocking(in_flight, || Ok(CurlDriver::new(config)))
     }
 

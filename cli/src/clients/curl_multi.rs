@@ -13,7 +13,7 @@ use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 
 use super::curl::{kind, new_handle, outcome_of, phases_of, Counter};
-use super::pool::{Pool, Sample, Tickets};
+use super::pool::{Pool, Record, Round, RoundEnd, Sample, Tickets};
 use super::DriverConfig;
 use httpbench_shared::protocol::ClientInfo;
 
@@ -27,8 +27,8 @@ impl Library for Lib {
         "curl-multi"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn super::Driver>> {
-        Ok(Box::new(super::Pooled(CurlMulti::new(config, in_flight))))
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
+        Ok(Box::new(CurlMulti::new(config, in_flight)))
     }
 
     fn version(&self, _: &ClientInfo) -> String {
@@ -153,7 +153,19 @@ fn fill<T>(
 }
 
 impl Pool for CurlMulti {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
+        self.round(round.budget, round.stop, &mut |s| record.sample(s));
+        RoundEnd::default()
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+}
+
+impl CurlMulti {
+    /// The round in libcurl's multi loop.
+    fn round(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
         let tickets = Tickets::new(budget);
         let mut slots: Vec<Option<Transfer>> = (0..self.in_flight).map(|_| None).collect();
         let mut more = true;
@@ -190,10 +202,6 @@ impl Pool for CurlMulti {
                 }
             }
         }
-    }
-
-    fn in_flight(&self) -> usize {
-        self.in_flight
     }
 }
 

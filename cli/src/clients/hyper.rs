@@ -4,12 +4,9 @@
 //! connection, per request. HTTP/1.1, or HTTP/2 over TLS by ALPN (the case's version alone is offered). hyper
 //! exposes no connect or TLS timings, so its cases have no phases.
 
-use std::sync::atomic::AtomicBool;
-
 use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome};
 use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -19,8 +16,8 @@ use tokio::runtime::{Builder, Runtime};
 
 use super::classify::{body_against_length, chain_kind, describe};
 use super::library::Library;
-use super::pool::{run_tasks, Done, Pool, Sample};
-use super::{tls, Driver, DriverConfig, Pooled};
+use super::pool::{run_tasks, Done, Pool, Record, Round, RoundEnd, Sample};
+use super::{tls, DriverConfig};
 
 /// The `hyper` row of the client table.
 pub struct Lib;
@@ -30,8 +27,8 @@ impl Library for Lib {
         "hyper"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
-        Ok(Box::new(Pooled(HyperPool::new(config, in_flight)?)))
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
+        Ok(Box::new(HyperPool::new(config, in_flight)?))
     }
 }
 
@@ -123,19 +120,21 @@ async fn pooled(config: &DriverConfig, shared: Option<&HyperClient>) -> Done {
 }
 
 impl Pool for HyperPool {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
         if self.client.is_none() && self.config.mode == Mode::Reuse {
             // Building the connector needs no runtime; its connections are made on this one.
             match new_client(&self.config) {
                 Ok(c) => self.client = Some(c),
                 Err(why) => {
                     let outcome = Outcome::failed(ErrorKind::Tls, None);
-                    return record(Sample { outcome, latency: Default::default(), phases: None, reason: Some(why) });
+                    record.sample(Sample { outcome, latency: Default::default(), phases: None, reason: Some(why) });
+                    return RoundEnd::default();
                 }
             }
         }
         let (config, shared) = (&self.config, self.client.as_ref());
-        run_tasks(&self.runtime, self.in_flight, budget, stop, record, || pooled(config, shared));
+        run_tasks(&self.runtime, self.in_flight, round, record, || pooled(config, shared));
+        RoundEnd::default()
     }
 
     fn in_flight(&self) -> usize {

@@ -7,7 +7,7 @@ use httpbench_shared::protocol::{ClientInfo, Made};
 
 use super::contained::Contained;
 use super::pool::Threads;
-use super::{Driver, DriverConfig, Pooled};
+use super::{Driver, DriverConfig, Pool, Sequential};
 
 include!(concat!(env!("OUT_DIR"), "/locked.rs"));
 
@@ -18,7 +18,7 @@ pub trait Library: Sync {
 
     /// A driver keeping `in_flight` requests in flight (1: sequential); fails only when the client cannot be
     /// set up at all.
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>>;
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>>;
 
     /// The version recorded in the report: by default the crates its row names, as Cargo.lock pins them
     /// ([`crates_version`]); a library linked from the system (libcurl) asks itself.
@@ -51,18 +51,18 @@ pub fn crates_version(crates: &[&str]) -> String {
     }
 }
 
-/// The driver of a blocking client: one `make` at a time, or a thread and a `make` each for `in_flight` of
-/// them ([`Threads`]); a panic in its library is one failed request ([`Contained`]).
+/// The pool of a blocking client: one `make`, a pool of one ([`Sequential`]), or a thread and a `make` each for
+/// `in_flight` of them ([`Threads`]); a panic in its library is one failed request ([`Contained`]).
 pub fn blocking<D: Driver + Send + 'static>(
     in_flight: usize,
     mut make: impl FnMut() -> anyhow::Result<D>,
-) -> anyhow::Result<Box<dyn Driver>> {
-    let mut one = || make().map(|d| Box::new(Contained::new(Box::new(d))) as Box<dyn Driver + Send>);
+) -> anyhow::Result<Box<dyn Pool>> {
     if in_flight <= 1 {
-        return Ok(one()? as Box<dyn Driver>);
+        return Ok(Box::new(Sequential(Contained::new(Box::new(make()?)))));
     }
+    let mut one = || make().map(|d| Box::new(Contained::new(Box::new(d))) as Box<dyn Driver + Send>);
     let drivers = (0..in_flight).map(|_| one()).collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Box::new(Pooled(Threads::new(drivers))))
+    Ok(Box::new(Threads::new(drivers)))
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
-//! Concurrency: a client keeping N requests in flight ([`Pool`]), and the pool every blocking client gets for
-//! it ([`Threads`]: N threads, each with a driver of its own). Requests are shared out by [`Tickets`], so a
-//! round's count is met exactly and no request starts after a round's time, whichever worker is free first.
-//! Each request is timed where it is made; the runner records the samples on its own thread, a worker's batch
-//! at a time.
+//! The one shape of every client the runner drives: a [`Pool`] that makes a round's requests, keeping N in
+//! flight (a sequential client is a pool of one, `sequential::Sequential`; a command client a pool that meters
+//! its own CPU, `command::Batches`), and says how the round ended ([`RoundEnd`]). Here too the pool every
+//! blocking client gets for a level ([`Threads`]: N threads, each with a driver of its own). Requests are
+//! shared out by [`Tickets`], so a round's count is met exactly and no request starts after a round's time,
+//! whichever worker is free first. Each request is timed where it is made; the runner records the samples on
+//! its own thread, a worker's batch at a time.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use httpbench_shared::clock::Clock;
 use httpbench_shared::session::RoundBudget;
-use httpbench_shared::{ErrorKind, Outcome, PhaseTimes};
+use httpbench_shared::{CpuTime, ErrorKind, Outcome, PhaseTimes};
 
 use super::Driver;
 
@@ -26,15 +29,72 @@ pub struct Sample {
     pub reason: Option<String>,
 }
 
-/// A client that keeps its requests in flight itself.
+/// What a round (or a warm-up) asks of a pool.
+#[derive(Clone, Copy)]
+pub struct Round<'a> {
+    /// How much the round may use.
+    pub budget: RoundBudget,
+    /// When set (Ctrl-C), no new request starts.
+    pub stop: &'a AtomicBool,
+    /// The runner's clock: a pool that times its requests on the runner's thread times them with it (so a
+    /// test can hand a mock clock); a pool timing on threads or tasks of its own uses the system clock.
+    pub clock: &'a dyn Clock,
+}
+
+/// Where a pool hands its finished requests.
+pub trait Record {
+    /// One finished request.
+    fn sample(&mut self, sample: Sample);
+
+    /// Whether a failure of `kind` still wants its reason (the session keeps the first of each kind): a pool
+    /// whose describing costs time asks before it describes one.
+    fn wants_reason(&self, _kind: ErrorKind) -> bool {
+        true
+    }
+}
+
+impl<F: FnMut(Sample)> Record for F {
+    fn sample(&mut self, sample: Sample) {
+        self(sample)
+    }
+}
+
+/// Whose CPU meter a round's CPU time comes from.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub enum Metered {
+    /// The runner's meter of this process: the client runs in it.
+    #[default]
+    ByRunner,
+    /// The pool's own (a command client's processes), with what it read (`None`: the OS did not say).
+    Own(Option<CpuTime>),
+}
+
+/// How a round ended, beyond the samples it recorded.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct RoundEnd {
+    /// Where the round's CPU time comes from.
+    pub cpu: Metered,
+    /// Time the round waited on a client that had stopped answering (a hang): left out of its wall time,
+    /// which is the time of requests.
+    pub idle: Duration,
+    /// Why the client broke, if it did: it is unusable after this round, which still counts what it answered.
+    pub broke: Option<String>,
+}
+
+/// A client that makes a round's requests, in flight as many as it keeps.
 pub trait Pool {
-    /// Make requests while `budget` wants more, `in_flight` at a time, handing each finished one to `record`;
-    /// `stop` ends the starting of new ones. Returns when every request started has ended, so within the
-    /// budget's time plus one request's timeout.
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample));
+    /// Make requests while `round.budget` wants more, `in_flight` at a time, handing each finished one to
+    /// `record`; `round.stop` ends the starting of new ones. Returns when every request started has ended, so
+    /// within the budget's time plus one request's timeout, saying how the round ended.
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd;
 
     /// Requests it keeps in flight.
     fn in_flight(&self) -> usize;
+
+    /// The library and version the client reported itself, if it did (a command client).
+    fn version(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The requests of one round, handed out one at a time to whichever worker asks.
@@ -85,15 +145,14 @@ const ASYNC_QUEUE: usize = 4096;
 pub fn run_tasks<F, Fut>(
     runtime: &tokio::runtime::Runtime,
     in_flight: usize,
-    budget: RoundBudget,
-    stop: &AtomicBool,
-    record: &mut dyn FnMut(Sample),
+    round: Round<'_>,
+    record: &mut dyn Record,
     request: F,
 ) where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Done>,
 {
-    let tickets = Tickets::new(budget);
+    let (tickets, stop) = (Tickets::new(round.budget), round.stop);
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Sample>(ASYNC_QUEUE);
     let tasks: Vec<_> = (0..in_flight.max(1))
         .map(|_| {
@@ -117,7 +176,7 @@ pub fn run_tasks<F, Fut>(
     runtime.block_on(async {
         let recording = async {
             while let Some(sample) = rx.recv().await {
-                record(sample);
+                record.sample(sample);
             }
         };
         futures_util::future::join(futures_util::future::join_all(tasks), recording).await;
@@ -144,8 +203,8 @@ const QUEUE: usize = 256;
 const BATCH: usize = 64;
 
 impl Pool for Threads {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
-        let tickets = Tickets::new(budget);
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
+        let (tickets, stop) = (Tickets::new(round.budget), round.stop);
         let (tx, rx) = mpsc::sync_channel::<Vec<Sample>>(QUEUE);
         std::thread::scope(|scope| {
             for driver in &mut self.drivers {
@@ -155,9 +214,10 @@ impl Pool for Threads {
             drop(tx);
             // Ends when every worker has ended and dropped its sender.
             for batch in rx {
-                batch.into_iter().for_each(&mut *record);
+                batch.into_iter().for_each(|s| record.sample(s));
             }
         });
+        RoundEnd::default()
     }
 
     fn in_flight(&self) -> usize {
@@ -193,6 +253,12 @@ fn work(driver: &mut (dyn Driver + Send), tickets: &Tickets, stop: &AtomicBool, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use httpbench_shared::clock::SystemClock;
+
+    fn round(budget: RoundBudget, stop: &AtomicBool) -> Round<'_> {
+        static CLOCK: std::sync::OnceLock<SystemClock> = std::sync::OnceLock::new();
+        Round { budget, stop, clock: CLOCK.get_or_init(SystemClock::new) }
+    }
 
     /// Answers after a fixed wait, as a server with think time would.
     struct Sleepy(Duration);
@@ -212,7 +278,7 @@ mod tests {
     fn a_count_is_met_exactly_by_all_workers_together() {
         let mut p = pool(8, Duration::from_millis(2));
         let mut samples = Vec::new();
-        p.run(RoundBudget::Requests(101), &AtomicBool::new(false), &mut |s| samples.push(s));
+        p.run(round(RoundBudget::Requests(101), &AtomicBool::new(false)), &mut |s| samples.push(s));
         assert_eq!(samples.len(), 101);
         assert!(samples.iter().all(|s| s.outcome.failure().is_none() && s.latency >= Duration::from_millis(2)));
     }
@@ -223,10 +289,10 @@ mod tests {
     fn a_time_is_shared_and_a_stop_starts_nothing() {
         let mut p = pool(8, Duration::from_millis(20));
         let mut n = 0;
-        p.run(RoundBudget::Time(Duration::from_millis(400)), &AtomicBool::new(false), &mut |_| n += 1);
+        p.run(round(RoundBudget::Time(Duration::from_millis(400)), &AtomicBool::new(false)), &mut |_| n += 1);
         assert!(n > 40, "8 in flight made only {n} requests");
         let mut m = 0;
-        p.run(RoundBudget::Requests(10), &AtomicBool::new(true), &mut |_| m += 1);
+        p.run(round(RoundBudget::Requests(10), &AtomicBool::new(true)), &mut |_| m += 1);
         assert_eq!(m, 0);
     }
 }

@@ -12,7 +12,7 @@ use httpbench_shared::protocol::ClientInfo;
 pub use conn::RawDriver;
 
 use super::library::{blocking, locked, Library};
-use super::{Driver, DriverConfig, Pooled};
+use super::{DriverConfig, Pool};
 
 /// The floor: sequentially a [`RawDriver`] (a thread each at a level over TLS), over plaintext at a level one
 /// epoll loop (`pool`), over HTTP/3 tasks on one runtime (`h3`): the `raw` row of the client table.
@@ -23,11 +23,11 @@ impl Library for Lib {
         "raw"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
         Ok(match in_flight {
-            _ if config.http == HttpVersion::Http3 => Box::new(Pooled(h3::RawH3::new(config, in_flight)?)),
+            _ if config.http == HttpVersion::Http3 => Box::new(h3::RawH3::new(config, in_flight)?),
             0 | 1 => blocking(1, || Ok(RawDriver::new(config)))?,
-            n if config.url.scheme() == "http" => Box::new(Pooled(pool::RawPool::new(config, n)?)),
+            n if config.url.scheme() == "http" => Box::new(pool::RawPool::new(config, n)?),
             n => blocking(n, || Ok(RawDriver::new(config)))?,
         })
     }

@@ -2,16 +2,14 @@
 //! thread, so the measured time and CPU are the client's alone. Concurrently ([`AsyncPool`]), N tasks on that
 //! one thread share one client, as async users run it.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{Mode, Outcome};
 use reqwest::Client;
 use tokio::runtime::{Builder, Runtime};
 
-use super::pool::{Done, Sample};
+use super::pool::{Done, Pool, Record, Round, RoundEnd, Sample};
 
 use super::library::{blocking, Library};
 use super::reqwest_blocking::{held_to_length, observed, unchecked_length, Failure};
@@ -27,10 +25,10 @@ impl Library for Lib {
         "reqwest-async"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
         match in_flight {
             0 | 1 => blocking(1, || ReqwestAsyncDriver::new(config)),
-            n => Ok(Box::new(super::Pooled(AsyncPool::new(config, n)?))),
+            n => Ok(Box::new(AsyncPool::new(config, n)?)),
         }
     }
 }
@@ -140,8 +138,8 @@ async fn pooled(config: &DriverConfig, shared: Option<&Client>) -> Done {
     }
 }
 
-impl super::pool::Pool for AsyncPool {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+impl Pool for AsyncPool {
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
         if self.client.is_none() && self.config.mode == Mode::Reuse {
             let _guard = self.runtime.enter();
             match new_client(&self.config) {
@@ -153,12 +151,14 @@ impl super::pool::Pool for AsyncPool {
                         phases: None,
                         reason: Some(e.describe()),
                     };
-                    return record(sample);
+                    record.sample(sample);
+                    return RoundEnd::default();
                 }
             }
         }
         let (config, shared) = (&self.config, self.client.as_ref());
-        super::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || pooled(config, shared));
+        super::pool::run_tasks(&self.runtime, self.in_flight, round, record, || pooled(config, shared));
+        RoundEnd::default()
     }
 
     fn in_flight(&self) -> usize {

@@ -11,7 +11,7 @@ use reqwest::blocking::Client;
 use super::classify::chain_kind;
 use super::library::{blocking, Library};
 use super::tls;
-use super::{Driver, DriverConfig};
+use super::{Driver, DriverConfig, Pool};
 
 /// reqwest's blocking client, one per driver: the `reqwest` row of the client table.
 pub struct Lib;
@@ -21,7 +21,7 @@ impl Library for Lib {
         "reqwest"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
         blocking(in_flight, || Ok(ReqwestDriver::new(config)))
     }
 }

@@ -13,7 +13,7 @@ use ureq::Agent;
 
 use super::classify::{chain_kind, io_kind};
 use super::library::{blocking, Library};
-use super::{Driver, DriverConfig};
+use super::{Driver, DriverConfig, Pool};
 
 /// ureq, a blocking agent per driver: the `ureq` row of the client table.
 pub struct Lib;
@@ -23,7 +23,7 @@ impl Library for Lib {
         "ureq"
     }
 
-    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Driver>> {
+    fn driver(&self, config: &DriverConfig, in_flight: usize) -> anyhow::Result<Box<dyn Pool>> {
         blocking(in_flight, || Ok(UreqDriver::new(config)))
     }
 }

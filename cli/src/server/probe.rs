@@ -1,7 +1,7 @@
 //! Reads the embedded server's own counters, outside any timing: the TLS handshake tally
-//! (`GET /tls/handshakes`, [`super::handshakes`]) and the connections it accepted (`GET /stats/connections`).
-//! The runner reads them before and after each step of a case, so the case's report says what was negotiated
-//! and how many connections its client opened. Every read is bounded ([`PROBE_LIMIT`]).
+//! (`GET /tls/handshakes`, [`super::handshakes`]) and the connections that carried a case's tag
+//! (`GET /stats/connections?tag=TAG`). The runner reads them around each step of a case, so the case's report
+//! says what was negotiated and how many connections its client opened. Every read is bounded ([`PROBE_LIMIT`]).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -47,9 +47,11 @@ impl Probe {
         super::handshakes::parse(&self.get(super::HANDSHAKES_PATH)?)
     }
 
-    /// Connections the server accepted so far, this probe's own included; `None` if it did not answer.
-    pub fn connections(&self) -> Option<u64> {
-        httpbench_shared::protocol::read_connections(&self.get(super::CONNECTIONS_PATH)?)
+    /// Connections that carried requests tagged `tag` so far (a case's, [`httpbench_shared::protocol::case_tag`]),
+    /// read as the page reads them; `None` if the server did not answer.
+    pub fn connections_of(&self, tag: &str) -> Option<u64> {
+        use httpbench_shared::protocol::{connections_query, read_connections};
+        read_connections(&self.get(&connections_query(super::CONNECTIONS_PATH, tag))?)
     }
 
     /// The body of `GET path` on a connection of its own.

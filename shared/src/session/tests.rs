@@ -445,3 +445,40 @@ fn a_pass_whose_cases_were_all_aborted_takes_no_turn() {
     session.abort(case, "broken".into());
     assert_eq!(session.next_step(), Step::Done, "no turn for a pass with nothing left to run");
 }
+
+/// The one entry the front ends record through: each request counted, and the first reason of each kind kept
+/// whatever reasons follow; an ok request's reason, or a failure's without one, keeps nothing.
+#[test]
+fn a_sample_keeps_the_first_reason_of_its_kind() {
+    let mut session = Session::new(
+        plan(Budget::Count(5), 0, 1, false),
+        Matrix::new(EnvironmentKind::Native, vec!["curl".into()], vec![Mode::Reuse]),
+        None,
+    );
+    let Step::Round { case, .. } = session.next_step() else { panic!("a round first") };
+    let ms = Duration::from_millis(1);
+    let refused = Outcome::failed(ErrorKind::Connect, None);
+    session.record_sample(case, &Outcome::response(200, 1), ms, Some("not a failure"));
+    session.record_sample(case, &refused, ms, None);
+    assert!(session.wants_reason(case, ErrorKind::Connect));
+    session.record_sample(case, &refused, ms, Some("refused"));
+    session.record_sample(case, &refused, ms, Some("later"));
+    session.record_sample(case, &Outcome::failed(ErrorKind::Timeout, None), ms, Some("slow"));
+    session.end_round(case, Duration::from_millis(5), None);
+    let c = &session.finish(header()).report.cases[0];
+    assert_eq!((c.ok, c.failed()), (1, 4));
+    assert_eq!(c.error_reasons, ["connect: refused", "timeout: slow"]);
+}
+
+/// Two cases that differ only in what the tag does not name (the HTTP version) get tags of their own.
+#[test]
+fn each_case_of_a_session_has_a_tag_of_its_own() {
+    let matrix = Matrix {
+        http_versions: vec![HttpVersion::Http11, HttpVersion::Http2],
+        tls: true,
+        ..Matrix::new(EnvironmentKind::Native, vec!["curl".into()], vec![Mode::Reuse])
+    };
+    let session = Session::new(plan(Budget::Count(1), 0, 1, false), matrix, None);
+    let tags: Vec<String> = session.cases().iter().enumerate().map(|(i, k)| k.tag(i, 7)).collect();
+    assert_eq!(tags, ["curl.reuse.c1.r7.n0", "curl.reuse.c1.r7.n1"]);
+}

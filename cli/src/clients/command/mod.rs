@@ -6,6 +6,7 @@
 //! an adapter that breaks the protocol is stopped with a one-line reason naming it and the bad line; its case
 //! keeps what it measured and the other cases go on.
 
+mod batches;
 mod lines;
 mod pipe;
 mod process;
@@ -19,13 +20,14 @@ use std::time::{Duration, Instant};
 
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::Adapter as AdapterRow;
-use httpbench_shared::{CpuTime, ErrorKind, Outcome};
+use httpbench_shared::{CpuTime, Outcome};
 
+pub use self::batches::{BatchError, Batched, Batches};
 use self::lines::Line;
 use self::pipe::Next;
 use self::process::Adapter;
 use self::witness::Witness;
-use super::{BatchError, Batched, Driver, DriverConfig};
+use super::DriverConfig;
 use crate::progress::Printer;
 
 /// How long an adapter may take to start (interpreter and modules loaded) and answer the empty first batch.
@@ -236,19 +238,6 @@ impl CommandDriver {
             if self.answered == 0 && n == 0 { "at start".to_string() } else { format!("after {got} of {n} requests") };
         let said = if last.is_empty() { String::new() } else { format!(": {last}") };
         format!("command client {} {status} {when}{said}", self.spec.name)
-    }
-}
-
-impl Driver for CommandDriver {
-    /// One request as a batch of one (the runner hands command clients whole batches instead).
-    fn request(&mut self) -> Outcome {
-        let mut outcome = Outcome::failed(ErrorKind::Other, None);
-        let _ = self.batch(1, &AtomicBool::new(false), &mut |o, _, _| outcome = *o);
-        outcome
-    }
-
-    fn batched(&mut self) -> Option<&mut dyn Batched> {
-        Some(self)
     }
 }
 

@@ -6,19 +6,17 @@
 //! listening: QUIC hears no refusal) is a `timeout`, as is one that stops mid-body.
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bytes::{Buf, Bytes};
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::session::RoundBudget;
 use httpbench_shared::{ErrorKind, Mode, Outcome, PhaseTimes};
 use tokio::runtime::{Builder, Runtime};
 
 use crate::clients::classify::body_against_length;
-use crate::clients::pool::{Done, Sample};
+use crate::clients::pool::{Done, Record, Round, RoundEnd};
 use crate::clients::quic_errors::{connection_kind, h3_connection_kind, stream_kind};
 use crate::clients::DriverConfig;
 
@@ -155,15 +153,16 @@ fn stream_failure(e: h3::error::StreamError) -> Failure {
 }
 
 impl crate::clients::pool::Pool for RawH3 {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
         let (this, timeout) = (&*self, self.config.timeout);
-        crate::clients::pool::run_tasks(&self.runtime, self.in_flight, budget, stop, record, || async move {
+        crate::clients::pool::run_tasks(&self.runtime, self.in_flight, round, record, || async move {
             let done = tokio::time::timeout(timeout, this.request()).await;
             match done.unwrap_or_else(|_| Err(timed_out(timeout))) {
                 Ok((outcome, phases)) => Done { outcome, phases: Some(phases), reason: None },
                 Err((kind, reason)) => Done::failed(Outcome::failed(kind, None), reason),
             }
         });
+        RoundEnd::default()
     }
 
     fn in_flight(&self) -> usize {

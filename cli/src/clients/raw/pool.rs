@@ -16,7 +16,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use super::conn::{parse_head, request_bytes, resolve, Head};
 use crate::clients::classify::{describe, io_kind};
-use crate::clients::pool::{Pool, Sample, Tickets};
+use crate::clients::pool::{Pool, Record, Round, RoundEnd, Sample, Tickets};
 use crate::clients::DriverConfig;
 
 /// Longest wait for socket activity before the loop looks at deadlines and the stop flag again.
@@ -239,7 +239,19 @@ impl Exchange {
 }
 
 impl Pool for RawPool {
-    fn run(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
+    fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd {
+        self.round(round.budget, round.stop, &mut |s| record.sample(s));
+        RoundEnd::default()
+    }
+
+    fn in_flight(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+impl RawPool {
+    /// The round in the epoll loop.
+    fn round(&mut self, budget: RoundBudget, stop: &AtomicBool, record: &mut dyn FnMut(Sample)) {
         let tickets = Tickets::new(budget);
         let mut described: Vec<ErrorKind> = Vec::new();
         let mut sample = |s: Sample, described: &mut Vec<ErrorKind>| {
@@ -278,10 +290,6 @@ impl Pool for RawPool {
                 }
             }
         }
-    }
-
-    fn in_flight(&self) -> usize {
-        self.slots.len()
     }
 }
 

@@ -1,5 +1,4 @@
 //! The epoll pool against a loopback server: answers split over writes, connections closed after one answer.
-
 use super::*;
 use std::net::TcpListener;
 use std::sync::atomic::AtomicU64;
@@ -54,7 +53,7 @@ fn pool(url: &str, mode: Mode, n: usize) -> RawPool {
 
 fn round(p: &mut RawPool, n: u64) -> Vec<Sample> {
     let mut samples = Vec::new();
-    p.run(RoundBudget::Requests(n), &AtomicBool::new(false), &mut |s| samples.push(s));
+    p.round(RoundBudget::Requests(n), &AtomicBool::new(false), &mut |s| samples.push(s));
     samples
 }
 
