@@ -9,8 +9,8 @@ mod values;
 
 use clap::{Parser, Subcommand};
 
-pub use others::{CompareArgs, ServeArgs, ShareArgs};
-pub use run::RunArgs;
+pub(crate) use others::{CompareArgs, ServeArgs, ShareArgs};
+pub(crate) use run::RunArgs;
 
 /// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
 /// like Perl's Benchmark (timethese + cmpthese) plus a latency table.
@@ -18,7 +18,7 @@ pub use run::RunArgs;
 /// With no command, `httpbench` runs `httpbench run` against its own embedded server on 127.0.0.1.
 #[derive(Debug, Parser)]
 #[command(name = "httpbench", version, args_conflicts_with_subcommands = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do (default: run).
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -31,7 +31,7 @@ pub struct Cli {
 // Parsed once per process: the size of the largest variant does not matter.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Benchmark clients against a URL, or against the embedded server when no URL is given.
     Run(RunArgs),
     /// Run the embedded target server in the foreground until Ctrl-C.

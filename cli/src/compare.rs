@@ -17,10 +17,10 @@ use crate::options::CompareOptions;
 use crate::usage::Usage;
 
 /// Result files larger than this are refused, counted while reading (a real one is a few KiB per case).
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Load, print the report and write `--export-html`: exit 0, or 1 when the file could not be written.
-pub fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
     let mut loaded: Vec<(String, Report)> = Vec::new();
     load_into(&mut loaded, &options.files)?;
     let base_reports = loaded.len();
@@ -136,7 +136,7 @@ fn load_link(link: &str) -> anyhow::Result<Vec<Report>> {
 }
 
 /// `httpbench share`: the link to `page` with these files' reports (one, or a list) in it, checked first.
-pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<String> {
+pub(crate) fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<String> {
     let mut reports = Vec::new();
     for f in files {
         reports.extend(load(f)?);
@@ -155,7 +155,7 @@ pub fn share(files: &[std::path::PathBuf], page: &url::Url) -> anyhow::Result<St
 }
 
 /// Read one file's reports.
-pub fn load(path: &Path) -> anyhow::Result<Vec<Report>> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<Vec<Report>> {
     let shown = path.display();
     let text = crate::files::read_text(path, MAX_FILE_BYTES).map_err(|e| Usage(format!("{shown}: {e}")))?;
     parse_reports(&text).map_err(|e| Usage(format!("{shown}: {e}")).into())

@@ -8,7 +8,7 @@ use std::time::Duration;
 use httpbench_shared::CpuTime;
 
 /// CPU time used by this process so far, or `None` where the OS does not say.
-pub fn process_cpu() -> Option<CpuTime> {
+pub(crate) fn process_cpu() -> Option<CpuTime> {
     // SAFETY: getrusage writes into the struct we pass and nothing else; an all-zero rusage is valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: RUSAGE_SELF with a valid pointer.
@@ -55,7 +55,7 @@ fn tree(pid: u32) -> Option<Vec<Proc>> {
 /// and were waited for (`None` where `/proc` does not say), and the processes below `pid` now, each as (pid,
 /// start time): what [`end_all`] may end later. One walk of `/proc` for both. Clock ticks (10 ms on Linux),
 /// like Perl's `times`; it is read once before and once after each round, outside the timed window.
-pub fn tree_usage(pid: u32) -> Option<(CpuTime, Vec<(u32, u64)>)> {
+pub(crate) fn tree_usage(pid: u32) -> Option<(CpuTime, Vec<(u32, u64)>)> {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
@@ -69,7 +69,7 @@ pub fn tree_usage(pid: u32) -> Option<(CpuTime, Vec<(u32, u64)>)> {
 /// SIGKILL each of `procs` that still runs (the same pid with the same start time: never a stranger that
 /// was given a freed pid), and the process group it leads, if it leads one. A helper that made a session of
 /// its own (`setsid`) is out of its adapter's process group, so killing that group missed it.
-pub fn end_all(procs: &[(u32, u64)]) {
+pub(crate) fn end_all(procs: &[(u32, u64)]) {
     for &(pid, start) in procs {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
         let (Some(p), Ok(id)) = (stat_line(pid, &stat).filter(|p| p.start == start), libc::pid_t::try_from(pid)) else {
@@ -91,7 +91,7 @@ pub fn end_all(procs: &[(u32, u64)]) {
 /// forked twice (or left with `setsid` and its parent exited) is no descendant any more, re-parented to init,
 /// but it still carries its adapter's environment. `/proc/PID/environ` is the environment the process was
 /// started with, and its children inherit it; processes of other users cannot be read, and are not ours.
-pub fn carrying(entry: &str) -> Vec<(u32, u64)> {
+pub(crate) fn carrying(entry: &str) -> Vec<(u32, u64)> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
     dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
@@ -120,7 +120,7 @@ fn stat_line(pid: u32, stat: &str) -> Option<Proc> {
 }
 
 /// CPU time spent between two readings.
-pub fn since(start: Option<CpuTime>, end: Option<CpuTime>) -> Option<CpuTime> {
+pub(crate) fn since(start: Option<CpuTime>, end: Option<CpuTime>) -> Option<CpuTime> {
     let (s, e) = (start?, end?);
     Some(CpuTime { user: e.user.saturating_sub(s.user), sys: e.sys.saturating_sub(s.sys) })
 }

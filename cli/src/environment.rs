@@ -9,13 +9,13 @@ use httpbench_shared::{Environment, EnvironmentKind, Tool};
 use crate::clients::Client;
 
 /// This program, as the report names it.
-pub fn tool() -> Tool {
+pub(crate) fn tool() -> Tool {
     Tool::this_build("httpbench")
 }
 
 /// The native environment, with the versions of `clients` known before the run (command clients report
 /// theirs as they start) and the placement the run used.
-pub fn detect(clients: &[Client], placement: Option<Placement>) -> Environment {
+pub(crate) fn detect(clients: &[Client], placement: Option<Placement>) -> Environment {
     let mut client_versions = BTreeMap::new();
     client_versions.extend(clients.iter().filter_map(|c| Some((c.name().to_string(), c.version()?))));
     Environment {

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// Why a file could not be read, for a message that names it.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum FileError {
+pub(crate) enum FileError {
     /// It cannot be opened or read.
     #[error("cannot read it ({0})")]
     Unreadable(String),
@@ -23,7 +23,7 @@ pub enum FileError {
 }
 
 /// The bytes of the regular file at `path`, at most `cap` of them.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
+pub(crate) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
     let unreadable = |e: std::io::Error| FileError::Unreadable(e.to_string());
     // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; regular files ignore it.
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(unreadable)?;
@@ -52,7 +52,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
 }
 
 /// [`read_capped`], as UTF-8 text.
-pub fn read_text(path: &Path, cap: u64) -> Result<String, FileError> {
+pub(crate) fn read_text(path: &Path, cap: u64) -> Result<String, FileError> {
     String::from_utf8(read_capped(path, cap)?).map_err(|e| FileError::Unreadable(format!("not UTF-8 text: {e}")))
 }
 

@@ -7,6 +7,6 @@ mod compare;
 mod run;
 mod serve;
 
-pub use compare::{CompareOptions, Gate};
-pub use run::RunOptions;
-pub use serve::serve_options;
+pub(crate) use compare::{CompareOptions, Gate};
+pub(crate) use run::RunOptions;
+pub(crate) use serve::serve_options;

@@ -23,12 +23,12 @@ use httpbench_shared::render::escape_controls;
 
 /// How long writing into a FIFO waits for a reader to open it, and for its reader to take each piece: a FIFO
 /// nobody reads must not hold the run forever.
-pub const PEER_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const PEER_WAIT: Duration = Duration::from_secs(5);
 /// Symbolic links followed at most (the kernel's own limit), so a loop of links is an error, not a hang.
 const MAX_LINKS: usize = 40;
 
 /// Print `text` on stdout, control characters escaped (JSON has none: serde escapes them).
-pub fn print(text: &str) -> std::io::Result<()> {
+pub(crate) fn print(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(escape_controls(text).as_bytes())?;
     out.flush()
@@ -44,7 +44,7 @@ enum Target {
 
 /// Write `text` to `path`: atomically for a regular file or a new one, into what is there otherwise (see the
 /// module's doc). Errors name `path` as given.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     let name = path.display();
     match resolve(path).with_context(|| format!("cannot write {name}"))? {
         Target::File(at) => replace(&at, text).with_context(|| format!("cannot write {name}")),
@@ -183,7 +183,7 @@ fn writable_within(file: &File, wait: Duration) -> io::Result<bool> {
 /// Write each (path, text) with [`write_atomic`], control characters escaped as [`print`] does, saying on
 /// stderr why one could not be written; whether all were. One failed file does not keep the others from
 /// being written.
-pub fn write_all(files: &[(&Path, String)]) -> bool {
+pub(crate) fn write_all(files: &[(&Path, String)]) -> bool {
     let mut all = true;
     for (path, text) in files {
         // Exports are read in terminals too (`cat today.md`); JSON and HTML hold no raw control characters.

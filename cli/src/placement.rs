@@ -9,7 +9,7 @@ use httpbench_shared::model::{Pin, Placement};
 
 /// What the user asked for, and the CPUs chosen for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PlacementPlan {
+pub(crate) struct PlacementPlan {
     /// The requested policy.
     pub pin: Pin,
     /// CPU for the measuring thread (and every thread it starts), if pinned.
@@ -20,7 +20,7 @@ pub struct PlacementPlan {
 
 /// A placement that cannot be applied here.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlacementError(pub String);
+pub(crate) struct PlacementError(pub String);
 
 impl fmt::Display for PlacementError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -32,7 +32,7 @@ impl fmt::Display for PlacementError {
 /// available, else `same`; off Linux it means `none`. Split gave the most repeatable comparison between
 /// clients on this project's 2-vCPU machines (scripts/bench-placement.sh: mean CV of client-to-client rate
 /// ratios over 12 interleaved rounds 15.3% split, 17.0% same, 22.5% none).
-pub fn plan(pin: Option<Pin>) -> Result<PlacementPlan, PlacementError> {
+pub(crate) fn plan(pin: Option<Pin>) -> Result<PlacementPlan, PlacementError> {
     let pin = match pin {
         Some(p) => p,
         None if !cfg!(target_os = "linux") => Pin::None,
@@ -65,18 +65,18 @@ pub fn plan(pin: Option<Pin>) -> Result<PlacementPlan, PlacementError> {
 }
 
 /// Pin the calling thread (threads it starts later inherit the mask) to `cpu`, and read the mask back.
-pub fn pin_current_thread(cpu: usize) -> std::io::Result<Vec<usize>> {
+pub(crate) fn pin_current_thread(cpu: usize) -> std::io::Result<Vec<usize>> {
     sys::set_current_thread_cpus(&[cpu])?;
     sys::current_thread_cpus()
 }
 
 /// The CPUs the calling thread may run on.
-pub fn current_thread_cpus() -> std::io::Result<Vec<usize>> {
+pub(crate) fn current_thread_cpus() -> std::io::Result<Vec<usize>> {
     sys::current_thread_cpus()
 }
 
 /// The CPUs process `pid` (its main thread) may run on.
-pub fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
+pub(crate) fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
     sys::process_cpus(pid)
 }
 
@@ -84,7 +84,11 @@ pub fn process_cpus(pid: u32) -> std::io::Result<Vec<usize>> {
 /// CPUs this process could use before pinning): `none` every allowed CPU, as a browser runs for a user;
 /// `same` the server's CPUs; `split` every allowed CPU but the server's. Chromium is several processes that
 /// pass every request along, so squeezing it onto one CPU halves its rate (TOOLCHAIN.md, issue 14).
-pub fn browser_cpus(pin: Pin, allowed: &[usize], server: Option<&[usize]>) -> Result<Vec<usize>, PlacementError> {
+pub(crate) fn browser_cpus(
+    pin: Pin,
+    allowed: &[usize],
+    server: Option<&[usize]>,
+) -> Result<Vec<usize>, PlacementError> {
     let server = server.unwrap_or_default();
     let cpus: Vec<usize> = match pin {
         Pin::None => allowed.to_vec(),
@@ -100,12 +104,12 @@ pub fn browser_cpus(pin: Pin, allowed: &[usize], server: Option<&[usize]>) -> Re
 }
 
 /// Start `cmd`'s process on `cpus` only (it and every process it starts inherit the mask).
-pub fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> std::io::Result<()> {
+pub(crate) fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> std::io::Result<()> {
     sys::pin_command(cmd, cpus)
 }
 
 /// The 1-minute load average, where the OS tells it.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     let mut loads = [0f64; 3];
     // SAFETY: getloadavg writes at most the 3 doubles we pass.
     let n = unsafe { libc::getloadavg(loads.as_mut_ptr(), 3) };
@@ -113,7 +117,7 @@ pub fn load_average() -> Option<f64> {
 }
 
 /// What to record in the report, from CPU masks read back after pinning.
-pub fn record(pin: Pin, client: Option<Vec<usize>>, server: Option<Vec<usize>>) -> Placement {
+pub(crate) fn record(pin: Pin, client: Option<Vec<usize>>, server: Option<Vec<usize>>) -> Placement {
     let to_u32 = |v: Vec<usize>| v.into_iter().filter_map(|c| u32::try_from(c).ok()).collect();
     Placement {
         pin,
@@ -142,11 +146,11 @@ mod sys {
         Ok(to_vec(&set))
     }
 
-    pub fn current_thread_cpus() -> io::Result<Vec<usize>> {
+    pub(super) fn current_thread_cpus() -> io::Result<Vec<usize>> {
         get(0)
     }
 
-    pub fn process_cpus(pid: u32) -> io::Result<Vec<usize>> {
+    pub(super) fn process_cpus(pid: u32) -> io::Result<Vec<usize>> {
         get(libc::pid_t::try_from(pid).map_err(|_| io::Error::other("pid out of range"))?)
     }
 
@@ -171,11 +175,11 @@ mod sys {
         Ok(())
     }
 
-    pub fn set_current_thread_cpus(cpus: &[usize]) -> io::Result<()> {
+    pub(super) fn set_current_thread_cpus(cpus: &[usize]) -> io::Result<()> {
         apply(&set_of(cpus)?)
     }
 
-    pub fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> io::Result<()> {
+    pub(super) fn pin_command(cmd: &mut std::process::Command, cpus: &[usize]) -> io::Result<()> {
         use std::os::unix::process::CommandExt;
         // Built before the fork: between fork and exec only the system call runs.
         let set = set_of(cpus)?;

@@ -20,7 +20,7 @@ use crate::usage::Usage;
 use crate::{browser, environment, output, placement, server};
 
 /// `httpbench run`: place the run, start its servers (and its browsers), measure, print, export.
-pub fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     crate::clients::init_tls();
     if cfg!(debug_assertions) {
         eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");

@@ -14,7 +14,7 @@ use crate::clients::pool::{Metered, Pool, Record, Round, Sample};
 use crate::progress::Progress;
 
 /// The clock, the CPU meter, and the stop flag (set by Ctrl-C) the runner uses.
-pub struct Instruments<'a> {
+pub(crate) struct Instruments<'a> {
     /// Monotonic clock for request and round timing.
     pub clock: &'a dyn Clock,
     /// CPU time of the client so far, if the OS tells it.
@@ -33,11 +33,16 @@ pub struct Instruments<'a> {
 }
 
 /// Waits for the native clients' turn at a pass ([`Instruments::turn`]).
-pub type TakeTurn<'a> = &'a dyn Fn(u32, &Progress);
+pub(crate) type TakeTurn<'a> = &'a dyn Fn(u32, &Progress);
 
 /// Run `session` to its end with `pools[i]` for its case `i`: every step it hands out, until it is done or
 /// the stop flag is set (then the session is stopped and keeps what was measured).
-pub fn run(session: &mut Session, pools: &mut [Box<dyn Pool + '_>], inst: &Instruments<'_>, progress: &Progress) {
+pub(crate) fn run(
+    session: &mut Session,
+    pools: &mut [Box<dyn Pool + '_>],
+    inst: &Instruments<'_>,
+    progress: &Progress,
+) {
     let labels: Vec<String> = (0..session.cases().len()).map(|i| session.label(i)).collect();
     // Each case's count so far: the server counts per tag for its whole life, a step adds what it grew by.
     let mut counted = vec![0u64; labels.len()];

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rustls::pki_types::CertificateDer;
 
 /// Largest PEM file read (`--cacert`, `serve --cert`/`--key`): the system's whole CA bundle is about 220 KB.
-pub const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_PEM_BYTES: u64 = 4 * 1024 * 1024;
 
 /// `--cacert`: the file, and the certificates read from it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +41,7 @@ impl CaFile {
 /// then (its runtime runs only during its own rounds, so it can send no keep-alive), and so did the TCP
 /// server's 30 s header read timeout, which runs while a kept-alive connection waits for its next request
 /// (checked: a connection idle for 35 s was closed); the case's next request then paid a new connection.
-pub const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
+pub(crate) const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The largest header section a client reads in a response, and the embedded server in a request, over
 /// HTTP/2 and HTTP/3: 16 KiB, measured as both protocols measure it (each field's name and value plus 32
@@ -49,10 +49,10 @@ pub const IDLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600)
 /// for both. Without it h3 accepted any size: a 16 MiB header value was read whole, and a block of 40,000
 /// one-byte fields made `http`'s `HeaderMap::with_capacity` panic (its limit is 32,768 fields). A header
 /// section over the bound is one failed request (`protocol`) for a client, and a 431 from the server.
-pub const MAX_FIELD_SECTION_BYTES: u64 = 16 * 1024;
+pub(crate) const MAX_FIELD_SECTION_BYTES: u64 = 16 * 1024;
 
 /// The QUIC transport settings of the raw floor and the embedded server: [`IDLE_LIMIT`].
-pub fn quic_transport() -> Arc<quinn::TransportConfig> {
+pub(crate) fn quic_transport() -> Arc<quinn::TransportConfig> {
     let mut transport = quinn::TransportConfig::default();
     transport.max_idle_timeout(quinn::IdleTimeout::try_from(IDLE_LIMIT).ok());
     Arc::new(transport)

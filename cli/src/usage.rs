@@ -16,6 +16,6 @@ impl fmt::Display for Usage {
 impl std::error::Error for Usage {}
 
 /// `Err(Usage(msg))`.
-pub fn usage<T>(msg: impl Into<String>) -> Result<T, Usage> {
+pub(crate) fn usage<T>(msg: impl Into<String>) -> Result<T, Usage> {
     Err(Usage(msg.into()))
 }

@@ -15,13 +15,13 @@ use crate::support::scratch;
 use crate::support::site::dist;
 
 /// `httpbench run --browser` on the built page with its results exported: every browser test's prelude.
-pub struct BrowserRun {
+pub(crate) struct BrowserRun {
     args: Vec<String>,
     export: PathBuf,
 }
 
 /// What a browser run gave: its exit code, stdout, stderr, and the exported reports (native, browser).
-pub struct BrowserRunOutput {
+pub(crate) struct BrowserRunOutput {
     pub code: i32,
     pub out: String,
     pub err: String,
@@ -30,7 +30,7 @@ pub struct BrowserRunOutput {
 
 impl BrowserRun {
     /// A run named `name` (its scratch folder), with `args` (split at spaces) after `run --browser`.
-    pub fn new(name: &str, args: &str) -> Self {
+    pub(crate) fn new(name: &str, args: &str) -> Self {
         let export = scratch(name).join("combined.json");
         let mut all: Vec<String> = ["run", "--browser", "--page-dir"].map(String::from).to_vec();
         all.push(dist().to_str().unwrap().to_string());
@@ -39,20 +39,20 @@ impl BrowserRun {
     }
 
     /// The browsers to run the page in (`--browser ENGINES`; Chromium alone without this).
-    pub fn engines(mut self, engines: &str) -> Self {
+    pub(crate) fn engines(mut self, engines: &str) -> Self {
         let at = self.args.iter().position(|a| a == "--browser").unwrap() + 1;
         self.args.insert(at, engines.to_string());
         self
     }
 
     /// More arguments, split at spaces.
-    pub fn args(mut self, more: &str) -> Self {
+    pub(crate) fn args(mut self, more: &str) -> Self {
         self.args.extend(more.split_whitespace().map(str::to_string));
         self
     }
 
     /// Run it to its end; each exported report is checked against the schema.
-    pub fn run(self) -> BrowserRunOutput {
+    pub(crate) fn run(self) -> BrowserRunOutput {
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         let (code, out, err) = run(&args);
         let reports: Vec<Value> = match std::fs::read_to_string(&self.export) {
@@ -66,13 +66,13 @@ impl BrowserRun {
 
 impl BrowserRunOutput {
     /// The browser report.
-    pub fn browser(&self) -> &Value {
+    pub(crate) fn browser(&self) -> &Value {
         let found = self.reports.iter().find(|r| r["environment"]["kind"] == "browser");
         found.unwrap_or_else(|| panic!("no browser report: {}\n{}", self.err, self.out))
     }
 
     /// The report of the browser engine `name` (`chromium`, `firefox`: by its user agent).
-    pub fn engine(&self, name: &str) -> &Value {
+    pub(crate) fn engine(&self, name: &str) -> &Value {
         let found = self.reports.iter().find(|r| {
             let (engine, _) = Engine::of_user_agent(r["environment"]["user_agent"].as_str());
             r["environment"]["kind"] == "browser" && engine.as_str() == name
@@ -81,7 +81,7 @@ impl BrowserRunOutput {
     }
 
     /// The browser report's cases.
-    pub fn browser_cases(&self) -> &Vec<Value> {
+    pub(crate) fn browser_cases(&self) -> &Vec<Value> {
         self.browser()["cases"].as_array().unwrap()
     }
 }

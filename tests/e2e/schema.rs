@@ -21,7 +21,7 @@ fn committed() -> Value {
 }
 
 /// Validate a result file against the committed schema, listing every violation.
-pub fn validate(instance: &Value) {
+pub(crate) fn validate(instance: &Value) {
     let validator = jsonschema::validator_for(&committed()).expect("the committed schema is a valid schema");
     let errors: Vec<String> =
         validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();

@@ -12,7 +12,7 @@ use super::values;
 
 /// Options of `httpbench serve`.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Port to listen on; 0 picks a free one.
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -63,7 +63,7 @@ pub struct ServeArgs {
 
 /// Options of `httpbench compare`.
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Result files written by `--export-json` or by the page, or page links with a shared result (`...#r=...`,
     /// from the page's Share button or `httpbench share`).
     #[arg(required = true, value_name = "FILE|LINK")]
@@ -101,7 +101,7 @@ pub struct CompareArgs {
 
 /// Options of `httpbench share`.
 #[derive(Debug, Args)]
-pub struct ShareArgs {
+pub(crate) struct ShareArgs {
     /// Result files to put in the link (one report, or several as one list).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,

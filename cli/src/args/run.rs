@@ -14,7 +14,7 @@ use super::values;
 
 /// Options of `httpbench run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
     #[arg(value_parser = values::UrlParser)]
     pub url: Option<Url>,
@@ -120,7 +120,7 @@ pub struct RunArgs {
 impl RunArgs {
     /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`; its
     /// [`BrowserEngine::path_flag`](crate::browser::BrowserEngine::path_flag)), if any.
-    pub fn browser_path(&self, flag: &str) -> Option<&std::path::Path> {
+    pub(crate) fn browser_path(&self, flag: &str) -> Option<&std::path::Path> {
         let given = [("--chromium", &self.chromium), ("--firefox", &self.firefox)];
         given.into_iter().find(|(f, _)| *f == flag).and_then(|(_, path)| path.as_deref())
     }
@@ -128,7 +128,7 @@ impl RunArgs {
 
 /// `--browser`'s engines, in the order they run (a type of its own: clap reads a bare `Vec` as many values).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Engines(pub Vec<Engine>);
+pub(crate) struct Engines(pub Vec<Engine>);
 
 /// `--browser`'s list, by shared's parser; a URL there was meant as the run's target, which goes first.
 fn parse_engines(text: &str) -> Result<Engines, String> {
@@ -143,7 +143,7 @@ fn parse_engines(text: &str) -> Result<Engines, String> {
 
 /// `--pin`: a placement, or `auto` to choose one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PinArg {
+pub(crate) enum PinArg {
     /// split when two CPUs are free, else same.
     Auto,
     /// Client and embedded server on one CPU.
@@ -156,7 +156,7 @@ pub enum PinArg {
 
 impl PinArg {
     /// The placement asked for; `None` is auto.
-    pub fn pin(self) -> Option<Pin> {
+    pub(crate) fn pin(self) -> Option<Pin> {
         match self {
             PinArg::Auto => None,
             PinArg::Same => Some(Pin::Same),

@@ -11,7 +11,7 @@ use url::Url;
 /// A user name or password is refused rather than sent: 9 of 13 clients sent `Authorization: Basic` and the
 /// others nothing, so the cases measured different requests, and the report and result file kept the
 /// password. The message never repeats it.
-pub fn parse_url(raw: &str) -> Result<Url, String> {
+pub(super) fn parse_url(raw: &str) -> Result<Url, String> {
     let mut url = Url::parse(raw)
         .map_err(|e| format!("URL '{raw}' is not valid ({e}): give an absolute URL such as http://127.0.0.1:8080/"))?;
     if url.scheme() != "http" && url.scheme() != "https" {
@@ -35,7 +35,7 @@ pub fn parse_url(raw: &str) -> Result<Url, String> {
 /// [`parse_url`] as clap's value parser: its error alone, as one line. clap's own wrapping of a value
 /// parser's error quotes the value first, and a URL's value may hold a password.
 #[derive(Debug, Clone, Copy)]
-pub struct UrlParser;
+pub(super) struct UrlParser;
 
 impl clap::builder::TypedValueParser for UrlParser {
     type Value = Url;
@@ -48,12 +48,12 @@ impl clap::builder::TypedValueParser for UrlParser {
 }
 
 /// A duration as users type it (clap value parser of `--duration`): the shared parser's forms.
-pub fn parse_duration(raw: &str) -> Result<Duration, String> {
+pub(super) fn parse_duration(raw: &str) -> Result<Duration, String> {
     httpbench_shared::protocol::parse_duration(raw).map_err(|e| e.to_string())
 }
 
 /// A per-request timeout (clap value parser of `--timeout`): the shared parser's, the page's too.
-pub fn parse_timeout(raw: &str) -> Result<Duration, String> {
+pub(super) fn parse_timeout(raw: &str) -> Result<Duration, String> {
     httpbench_shared::protocol::parse_timeout(raw).map_err(|e| e.to_string())
 }
 

@@ -14,7 +14,7 @@ use httpbench_shared::{EnvironmentKind, Report};
 use url::Url;
 
 /// What the page runs: the same plan and dimensions as the native cases, for the browser's clients.
-pub struct PagePlan<'a> {
+pub(super) struct PagePlan<'a> {
     /// The plan the native cases ran.
     pub plan: &'a Plan,
     /// The browser cases' dimensions (shared's matrix, the one the page builds from the query too).
@@ -28,7 +28,7 @@ pub struct PagePlan<'a> {
 impl PagePlan<'_> {
     /// The query of page `id`: the whole plan, the id it takes its turns and posts by, and `autorun=1`. Lists
     /// are written as the CLI's flags take them, so the page reads them with the same parsers.
-    pub fn query(&self, id: &str) -> PageQuery {
+    pub(super) fn query(&self, id: &str) -> PageQuery {
         let (count, duration) = match self.plan.budget {
             Budget::Count(n) => (Some(n.to_string()), None),
             // Bare seconds: the shared duration parser reads them exactly.
@@ -56,7 +56,7 @@ impl PagePlan<'_> {
     }
 
     /// Page `id`'s URL on `server` (`/app/`) with the plan in its query string.
-    pub fn url(&self, server: &Url, id: &str) -> String {
+    pub(super) fn url(&self, server: &Url, id: &str) -> String {
         let page = server.join("app/").map(|u| u.to_string()).unwrap_or_default();
         format!("{page}?{}", self.query(id).to_query())
     }
@@ -65,12 +65,12 @@ impl PagePlan<'_> {
 /// How long the page may say nothing: the browser's start and the page's load, or one request that takes its
 /// whole timeout (the page reports progress at least once a second while requests end, and every few seconds
 /// to the server), with room for a loaded machine.
-pub fn silence_limit(timeout: Duration) -> Duration {
+pub(super) fn silence_limit(timeout: Duration) -> Duration {
     Duration::from_secs(60) + timeout
 }
 
 /// The browser cases' report in the result file a page posted.
-pub fn browser_report(file: &Path) -> anyhow::Result<Report> {
+pub(super) fn browser_report(file: &Path) -> anyhow::Result<Report> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let reports = parse_reports(&text).with_context(|| format!("the page posted a bad file {}", file.display()))?;
     reports

@@ -7,7 +7,7 @@ use std::io;
 use httpbench_shared::ErrorKind;
 
 /// `err` and its sources in one line, each cause once (wrappers often repeat their source's words).
-pub fn describe(err: &(dyn Error + 'static)) -> String {
+pub(super) fn describe(err: &(dyn Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut cur: Option<&(dyn Error + 'static)> = Some(err);
     while let Some(e) = cur {
@@ -21,7 +21,7 @@ pub fn describe(err: &(dyn Error + 'static)) -> String {
 }
 
 /// The kind of an I/O error.
-pub fn io_kind(e: &io::Error) -> ErrorKind {
+pub(super) fn io_kind(e: &io::Error) -> ErrorKind {
     use io::ErrorKind as K;
     // Connectors wrap I/O errors in I/O errors (reqwest's: Other around InvalidData around rustls's), and an
     // io::Error's `source()` skips the error it wraps: unwrap them here.
@@ -44,7 +44,7 @@ pub fn io_kind(e: &io::Error) -> ErrorKind {
 }
 
 /// Walk `err` and its sources; the deepest classifiable cause wins.
-pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
+pub(super) fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
     let mut found = None;
     let mut cur: Option<&(dyn Error + 'static)> = Some(err);
     while let Some(e) = cur {
@@ -69,7 +69,7 @@ pub fn chain_kind(err: &(dyn Error + 'static)) -> Option<ErrorKind> {
 /// it to that (over HTTP/3: h3 and reqwest's HTTP/3 count no bytes). `None` when they agree or no length was
 /// said; a shorter body is `truncated`, a longer one `protocol`: a response whose body does not match its
 /// length is malformed (RFC 9114 4.1.2), not cut short. A client may stop reading once `got` passes it.
-pub fn body_against_length(declared: Option<u64>, got: u64) -> Option<(ErrorKind, String)> {
+pub(super) fn body_against_length(declared: Option<u64>, got: u64) -> Option<(ErrorKind, String)> {
     let declared = declared?;
     match got.cmp(&declared) {
         std::cmp::Ordering::Equal => None,
@@ -84,7 +84,7 @@ pub fn body_against_length(declared: Option<u64>, got: u64) -> Option<(ErrorKind
 }
 
 /// Kinds recognisable only by the words of a message (hyper and resolvers do not expose them as types).
-pub fn message_kind(msg: &str) -> Option<ErrorKind> {
+pub(super) fn message_kind(msg: &str) -> Option<ErrorKind> {
     let m = msg.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| m.contains(w));
     if has(&["dns error", "failed to lookup address", "name or service not known", "no address associated"]) {

@@ -26,13 +26,13 @@ fn reason(panic: &(dyn Any + Send)) -> String {
 }
 
 /// The failed request a panic counts as.
-pub fn failed() -> Outcome {
+pub(super) fn failed() -> Outcome {
     Outcome::failed(ErrorKind::Protocol, None)
 }
 
 /// A request of an async pool, run to its end; a panic in any of its polls is `Err` with its reason, to be
 /// counted as one [`failed`] request.
-pub async fn request<T, F: Future<Output = T>>(request: F) -> Result<T, String> {
+pub(super) async fn request<T, F: Future<Output = T>>(request: F) -> Result<T, String> {
     let mut request = std::pin::pin!(request);
     let polled = std::future::poll_fn(|cx| match catch_unwind(AssertUnwindSafe(|| request.as_mut().poll(cx))) {
         Ok(Poll::Ready(done)) => Poll::Ready(Ok(done)),
@@ -43,7 +43,7 @@ pub async fn request<T, F: Future<Output = T>>(request: F) -> Result<T, String> 
 }
 
 /// A blocking driver whose panics are failed requests.
-pub struct Contained {
+pub(super) struct Contained {
     inner: Box<dyn Driver + Send>,
     /// The reason of the last request, when it panicked.
     panicked: Option<String>,
@@ -51,7 +51,7 @@ pub struct Contained {
 
 impl Contained {
     /// `inner`, contained.
-    pub fn new(inner: Box<dyn Driver + Send>) -> Self {
+    pub(super) fn new(inner: Box<dyn Driver + Send>) -> Self {
         Contained { inner, panicked: None }
     }
 }

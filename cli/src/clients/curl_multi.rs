@@ -20,7 +20,7 @@ use httpbench_shared::protocol::ClientInfo;
 use super::library::Library;
 
 /// libcurl's multi interface at any level, one multi handle: the `curl-multi` row of the client table.
-pub struct Lib;
+pub(super) struct Lib;
 
 impl Library for Lib {
     fn name(&self) -> &'static str {
@@ -44,7 +44,7 @@ impl Library for Lib {
 const WAIT: Duration = Duration::from_millis(50);
 
 /// The multi client: a multi handle and the easy handles it keeps for reuse.
-pub struct CurlMulti {
+pub(super) struct CurlMulti {
     config: DriverConfig,
     in_flight: usize,
     multi: Multi,
@@ -59,7 +59,7 @@ struct Transfer {
 
 impl CurlMulti {
     /// A multi client keeping `in_flight` transfers going.
-    pub fn new(config: &DriverConfig, in_flight: usize) -> Self {
+    pub(super) fn new(config: &DriverConfig, in_flight: usize) -> Self {
         CurlMulti { config: config.clone(), in_flight: in_flight.max(1), multi: Multi::new(), idle: Vec::new() }
     }
 

@@ -14,10 +14,10 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// How far a read may run past the deadline: the price of not setting the socket's timeout per read.
-pub const SLACK: Duration = Duration::from_millis(2);
+pub(super) const SLACK: Duration = Duration::from_millis(2);
 
 /// A connection's socket and the deadline of the request it is carrying.
-pub struct Timed {
+pub(super) struct Timed {
     tcp: TcpStream,
     deadline: Instant,
     /// The read timeout the socket has now.
@@ -26,12 +26,12 @@ pub struct Timed {
 
 impl Timed {
     /// `tcp`, whose read timeout was set to `armed`, carrying a request due by `deadline`.
-    pub fn new(tcp: TcpStream, armed: Duration, deadline: Instant) -> Self {
+    pub(super) fn new(tcp: TcpStream, armed: Duration, deadline: Instant) -> Self {
         Timed { tcp, deadline, armed }
     }
 
     /// The next request on this connection is due by `deadline`.
-    pub fn set_deadline(&mut self, deadline: Instant) {
+    pub(super) fn set_deadline(&mut self, deadline: Instant) {
         self.deadline = deadline;
     }
 

@@ -20,7 +20,7 @@ use super::pool::{run_tasks, Done, Pool, Record, Round, RoundEnd, Sample};
 use super::{tls, DriverConfig};
 
 /// The `hyper` row of the client table.
-pub struct Lib;
+pub(super) struct Lib;
 
 impl Library for Lib {
     fn name(&self) -> &'static str {

@@ -13,7 +13,7 @@ use h3::quic::ConnectionErrorIncoming;
 use httpbench_shared::ErrorKind;
 
 /// The kind of a failed QUIC connection.
-pub fn connection_kind(e: &quinn::ConnectionError) -> ErrorKind {
+pub(super) fn connection_kind(e: &quinn::ConnectionError) -> ErrorKind {
     use quinn::ConnectionError as E;
     match e {
         E::TimedOut => ErrorKind::Timeout,
@@ -37,7 +37,7 @@ fn crypto_code(code: quinn::TransportErrorCode) -> bool {
 }
 
 /// The kind of a failed HTTP/3 connection, as h3 reports it.
-pub fn h3_connection_kind(e: &ConnectionError) -> ErrorKind {
+pub(super) fn h3_connection_kind(e: &ConnectionError) -> ErrorKind {
     match e {
         ConnectionError::Remote { 0: incoming, .. } => incoming_kind(incoming),
         ConnectionError::Timeout { .. } => ErrorKind::Timeout,
@@ -60,7 +60,7 @@ fn incoming_kind(e: &ConnectionErrorIncoming) -> ErrorKind {
 }
 
 /// The kind of a failed request stream.
-pub fn stream_kind(e: &StreamError) -> ErrorKind {
+pub(super) fn stream_kind(e: &StreamError) -> ErrorKind {
     match e {
         // The peer reset the stream, or went away (GOAWAY) before it was answered.
         StreamError::RemoteTerminate { .. } | StreamError::RemoteClosing { .. } => ErrorKind::Reset,
@@ -72,7 +72,7 @@ pub fn stream_kind(e: &StreamError) -> ErrorKind {
 }
 
 /// The kind of an error of the QUIC or HTTP/3 stack found in a chain of causes, if `e` is one.
-pub fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+pub(super) fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
     if let Some(e) = e.downcast_ref::<quinn::ConnectionError>() {
         Some(connection_kind(e))
     } else if let Some(e) = e.downcast_ref::<StreamError>() {

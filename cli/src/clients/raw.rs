@@ -9,14 +9,14 @@ mod pool;
 use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::ClientInfo;
 
-pub use conn::RawDriver;
+pub(super) use conn::RawDriver;
 
 use super::library::{blocking, locked, Library};
 use super::{DriverConfig, Pool};
 
 /// The floor: sequentially a [`RawDriver`] (a thread each at a level over TLS), over plaintext at a level one
 /// epoll loop (`pool`), over HTTP/3 tasks on one runtime (`h3`): the `raw` row of the client table.
-pub struct Lib;
+pub(super) struct Lib;
 
 impl Library for Lib {
     fn name(&self) -> &'static str {

@@ -11,12 +11,12 @@ use crate::options::{CompareOptions, Gate};
 use crate::usage::Usage;
 
 /// Exit code of a failed gate, beside 0 (passed), 1 (an export failed) and 2 (bad input).
-pub const FAILED: u8 = 3;
+pub(super) const FAILED: u8 = 3;
 
 /// Refuse what cannot be judged: with `--strict`, runs whose environments differ or that are partial; with a
 /// gate, one run alone, runs with no case in common, or cases none of which has the metric. `last` is the
 /// newest comparison.
-pub fn check(last: Option<&Comparison>, options: &CompareOptions) -> Result<(), Usage> {
+pub(super) fn check(last: Option<&Comparison>, options: &CompareOptions) -> Result<(), Usage> {
     let Some(cmp) = last else {
         return match options.gate {
             Some(_) => Err(Usage(
@@ -58,7 +58,7 @@ pub fn check(last: Option<&Comparison>, options: &CompareOptions) -> Result<(), 
 }
 
 /// Tell the gate's verdict on stderr and give its exit code (`None`: the gate passed).
-pub fn verdict(cmp: &Comparison, gate: Gate) -> Option<ExitCode> {
+pub(super) fn verdict(cmp: &Comparison, gate: Gate) -> Option<ExitCode> {
     let of = |v: Verdict| -> Vec<&Change> { cmp.changes.iter().filter(|c| c.verdict == v).collect() };
     let names = |changes: &[&Change]| escape_controls(&list(changes, false)).into_owned();
     let (failed, slower, inconclusive, unjudged) =

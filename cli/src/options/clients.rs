@@ -27,7 +27,7 @@ fn of_table(name: &str) -> Option<Client> {
 /// `--clients`, by the client table and `own` (from `--client-cmd`); without the flag, the table's default
 /// selection and `own`. A command client defined but left out of the list is an error: it was surely meant
 /// to run.
-pub fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage> {
+pub(super) fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Usage> {
     let Some(list) = list else {
         let defaults = native_clients().filter(|c| c.default).filter_map(|c| of_table(c.name));
         return Ok(defaults.chain(own.iter().cloned().map(Client::Command)).collect());
@@ -52,7 +52,7 @@ pub fn parse_clients(list: Option<&str>, own: &[Spec]) -> Result<Vec<Client>, Us
 /// Each `--client-cmd NAME[@VERSIONS]=COMMAND`: a name no other client has (the shared rule: up to 64 letters,
 /// digits, `.`, `_`, `-`), the HTTP versions it speaks as `--http` takes them (HTTP/1.1 when none are given),
 /// and a command.
-pub fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
+pub(super) fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
     let mut specs: Vec<Spec> = Vec::new();
     for g in given {
         let Some((named, command)) = g.split_once('=') else {

@@ -11,7 +11,7 @@ use crate::usage::Usage;
 
 /// Checked options of `httpbench compare`.
 #[derive(Debug, Clone)]
-pub struct CompareOptions {
+pub(crate) struct CompareOptions {
     /// The result files, in the order given (with `--against`, the base's).
     pub files: Vec<PathBuf>,
     /// `--against`: the change's result files, pooled into one run as `files` are.
@@ -33,14 +33,14 @@ pub struct CompareOptions {
 
 /// What makes `compare` exit 3.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Gate {
+pub(crate) struct Gate {
     /// `--fail-if-inconclusive`: an inconclusive change fails too.
     pub fail_if_inconclusive: bool,
 }
 
 impl CompareOptions {
     /// Check `compare` arguments.
-    pub fn from_args(a: &CompareArgs) -> Result<Self, Usage> {
+    pub(crate) fn from_args(a: &CompareArgs) -> Result<Self, Usage> {
         let gate = a.fail_if_slower.map(|_| Gate { fail_if_inconclusive: a.fail_if_inconclusive });
         if gate.is_some() && a.files.len() + a.against.len() < 2 {
             return Err(Usage(format!(

@@ -20,7 +20,7 @@ use super::serve::page_dir;
 
 /// Checked options of `httpbench run`.
 #[derive(Debug, Clone)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// The URL to benchmark; `None` means the embedded server.
     pub url: Option<Url>,
     /// How every case is measured.
@@ -90,7 +90,7 @@ fn browser_options(a: &RunArgs, matrix: Option<Matrix>) -> Result<Option<Browser
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
-pub const DEFAULT_COUNT: u64 = 2000;
+pub(super) const DEFAULT_COUNT: u64 = 2000;
 
 /// The run's raw plan as clap read it: typed values written back as the text shared's parse reads (the
 /// page's link carries the same text), the defaults clap filled in included.
@@ -116,7 +116,7 @@ fn raw_plan(a: &RunArgs) -> RawPlan {
 impl RunOptions {
     /// Check `run` arguments: the clients by the CLI's own catalog reader, then the plan and every dimension
     /// of both sides by shared's one parse (the page's too), then the files and the browsers.
-    pub fn from_args(a: &RunArgs) -> Result<Self, Usage> {
+    pub(crate) fn from_args(a: &RunArgs) -> Result<Self, Usage> {
         let clients = parse_clients(a.clients.as_deref(), &parse_client_cmds(&a.client_cmd)?)?;
         if a.tls && a.url.is_some() {
             return usage("--tls is for the embedded server; for an https URL give its CA with --cacert FILE");

@@ -9,7 +9,7 @@ use crate::server::ServeOptions;
 use crate::usage::{usage, Usage};
 
 /// Checked options of `httpbench serve`.
-pub fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
+pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
     let bind: IpAddr = a
         .bind
         .parse()
@@ -57,7 +57,7 @@ pub(super) fn page_dir(given: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
 }
 
 /// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`).
-pub fn default_page_dir() -> Option<PathBuf> {
+pub(super) fn default_page_dir() -> Option<PathBuf> {
     let here = PathBuf::from("dist");
     let beside_target =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join("dist")));

@@ -11,7 +11,7 @@ use hyper::body::{Body, Frame, SizeHint};
 static FILLER: [u8; 64 * 1024] = [b'x'; 64 * 1024];
 
 /// A response body the target server sends.
-pub enum TargetBody {
+pub(crate) enum TargetBody {
     /// A complete body already in memory (static for the fixed pages).
     Full(Option<Bytes>),
     /// `remaining` filler bytes, sent in chunks so memory stays flat for any size.
@@ -20,17 +20,17 @@ pub enum TargetBody {
 
 impl TargetBody {
     /// A static body.
-    pub fn fixed(bytes: &'static [u8]) -> Self {
+    pub(crate) fn fixed(bytes: &'static [u8]) -> Self {
         TargetBody::Full(Some(Bytes::from_static(bytes)))
     }
 
     /// A body built at run time.
-    pub fn owned(bytes: impl Into<Bytes>) -> Self {
+    pub(crate) fn owned(bytes: impl Into<Bytes>) -> Self {
         TargetBody::Full(Some(bytes.into()))
     }
 
     /// No body.
-    pub fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         TargetBody::Full(None)
     }
 }

@@ -122,7 +122,7 @@ pub(super) fn counters(state: &State, conn: &Conn, path: &str, query: Option<&st
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
 /// Accept connections forever, one task each; over TLS when `tls` is given.
-pub async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_rustls::TlsAcceptor>) {
+pub(crate) async fn serve(listener: TcpListener, state: Arc<State>, tls: Option<tokio_rustls::TlsAcceptor>) {
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,

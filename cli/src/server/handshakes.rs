@@ -9,11 +9,11 @@ use httpbench_shared::stats::Handshakes;
 
 /// The tally, shared by the server's connections.
 #[derive(Debug, Default)]
-pub struct Tally(Mutex<Vec<Handshakes>>);
+pub(crate) struct Tally(Mutex<Vec<Handshakes>>);
 
 /// What one connection's handshake was.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// `TLSv1.3`.
     pub version: String,
     /// `TLS13_AES_256_GCM_SHA384`.
@@ -24,7 +24,7 @@ pub struct Seen {
 
 impl Seen {
     /// The handshake of a server connection that completed it.
-    pub fn of(conn: &rustls::ServerConnection) -> Seen {
+    pub(crate) fn of(conn: &rustls::ServerConnection) -> Seen {
         let version = conn.protocol_version().and_then(|v| v.as_str()).unwrap_or("unknown").replace('_', ".");
         let cipher_suite = conn.negotiated_cipher_suite().and_then(|s| s.suite().as_str()).unwrap_or("unknown");
         let resumed = conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
@@ -34,7 +34,7 @@ impl Seen {
 
 impl Tally {
     /// Count one handshake (`add`), or take one back (not `add`: a connection that only reads the tally).
-    pub fn count(&self, seen: &Seen, add: bool) {
+    pub(crate) fn count(&self, seen: &Seen, add: bool) {
         let Ok(mut all) = self.0.lock() else { return };
         let i = match all.iter().position(|h| h.version == seen.version && h.cipher_suite == seen.cipher_suite) {
             Some(i) => i,
@@ -49,7 +49,7 @@ impl Tally {
     }
 
     /// `full N resumed M`, then one `VERSION SUITE FULL RESUMED` line per negotiated pair.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let all = self.0.lock().map(|a| a.clone()).unwrap_or_default();
         let (full, resumed) = all.iter().fold((0, 0), |(f, r), h| (f + h.full, r + h.resumed));
         let mut s = format!("full {full} resumed {resumed}\n");
@@ -61,7 +61,7 @@ impl Tally {
 }
 
 /// The pairs of a tally's text; `None` if it is not one.
-pub fn parse(text: &str) -> Option<Vec<Handshakes>> {
+pub(crate) fn parse(text: &str) -> Option<Vec<Handshakes>> {
     let mut lines = text.lines();
     lines.next().filter(|l| l.starts_with("full "))?;
     lines
@@ -78,7 +78,7 @@ pub fn parse(text: &str) -> Option<Vec<Handshakes>> {
 }
 
 /// What `after` counted beyond `before`, pair by pair.
-pub fn since(before: &[Handshakes], after: &[Handshakes]) -> Vec<Handshakes> {
+pub(crate) fn since(before: &[Handshakes], after: &[Handshakes]) -> Vec<Handshakes> {
     after
         .iter()
         .map(|a| {

@@ -4,19 +4,19 @@
 
 mod body;
 mod conn;
-pub mod handshakes;
-pub mod origin;
-pub mod page;
-pub mod probe;
+pub(crate) mod handshakes;
+pub(crate) mod origin;
+pub(crate) mod page;
+pub(crate) mod probe;
 mod quic;
 mod quota;
 mod results;
 mod routes;
-pub mod spawned;
+pub(crate) mod spawned;
 mod status;
 mod tags;
-pub mod tls;
-pub mod turn;
+pub(crate) mod tls;
+pub(crate) mod turn;
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -26,33 +26,33 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-pub use conn::serve;
+pub(crate) use conn::serve;
 
 /// With `--quiet`, the server prints this, the posting page's id ([`page_id`]) and the file's path on stdout
 /// for every result file it saved: the line `run --browser` waits for (it reads the child server's stdout).
-pub const SAVED_LINE: &str = "saved ";
+pub(crate) const SAVED_LINE: &str = "saved ";
 
 /// With `--quiet`, the server prints this, the page's id and its status (shared's `PageStatus`, one line) on
 /// stdout for every status a page posts: how `run --browser` hears its pages' progress and refusals.
-pub const STATUS_LINE: &str = "page ";
+pub(crate) const STATUS_LINE: &str = "page ";
 
 /// With `--quiet`, the server prints this, the page's id and a pass on stdout when a page waits for its turn
 /// at that pass ([`turn`]).
-pub const TURN_LINE: &str = "turn ";
+pub(crate) const TURN_LINE: &str = "turn ";
 
 /// With `--sealed`, the server prints this and the page's id on stdout once the page's seal (a `seal ID
 /// SECRET` line on its stdin) holds: the parent starts the page only after that.
-pub const SEALED_LINE: &str = "sealed ";
+pub(crate) const SEALED_LINE: &str = "sealed ";
 
 /// The id a page's post or turn request names itself by (`page=ID`), or `-` for a page that names none (one
 /// opened by hand).
-pub fn page_id(query: Option<&str>) -> &str {
+pub(crate) fn page_id(query: Option<&str>) -> &str {
     httpbench_shared::protocol::asked_page(query).unwrap_or("-")
 }
 
 /// Checked options of `httpbench serve`.
 #[derive(Debug, Clone)]
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     /// Address to bind (127.0.0.1 unless the user asked otherwise).
     pub bind: IpAddr,
     /// Port; 0 picks a free one.
@@ -84,15 +84,15 @@ pub struct ServeOptions {
 }
 
 /// After `listening on`, an HTTPS server prints this and the CA file's path on stdout.
-pub const CA_LINE: &str = "CA certificate: ";
+pub(crate) const CA_LINE: &str = "CA certificate: ";
 /// ... or, with `--cert`, this and the certificate file given.
-pub const CERT_LINE: &str = "certificate: ";
+pub(crate) const CERT_LINE: &str = "certificate: ";
 /// ... then this and the server key's SPKI pin.
-pub const PIN_LINE: &str = "SPKI pin: ";
+pub(crate) const PIN_LINE: &str = "SPKI pin: ";
 
 /// What the request handler needs.
 #[derive(Debug, Default)]
-pub struct State {
+pub(crate) struct State {
     /// The page directory.
     pub page_dir: Option<PathBuf>,
     /// The results folder.
@@ -118,15 +118,15 @@ pub struct State {
 
 /// The path that answers `full N resumed M` and a line per TLS version and cipher suite: the TLS handshakes
 /// the server completed ([`handshakes`]).
-pub const HANDSHAKES_PATH: &str = "/tls/handshakes";
+pub(crate) const HANDSHAKES_PATH: &str = "/tls/handshakes";
 
 /// The path that answers `connections N` (per case tag with `?tag=TAG`, [`tags`]): shared's, since the page
 /// reads it too.
-pub use httpbench_shared::protocol::CONNECTIONS_PATH;
+pub(crate) use httpbench_shared::protocol::CONNECTIONS_PATH;
 
 /// Run the server until Ctrl-C, printing `listening on http://ADDR/` first (the parent of a child server
 /// reads that line to learn the port).
-pub fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
+pub(crate) fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
     if let Some(cpu) = options.cpu {
         // Before the runtime exists: every thread it starts inherits the mask.
         crate::placement::pin_current_thread(cpu).with_context(|| {
@@ -222,7 +222,7 @@ fn print_address(options: &ServeOptions, base: &str, tls: Option<&tls::Tls>) -> 
 }
 
 /// `127.0.0.1:8080`, or `[::1]:8080` for IPv6.
-pub fn display_addr(addr: SocketAddr) -> String {
+pub(crate) fn display_addr(addr: SocketAddr) -> String {
     match addr {
         SocketAddr::V4(a) => a.to_string(),
         SocketAddr::V6(a) => format!("[{}]:{}", a.ip(), a.port()),

@@ -17,7 +17,7 @@ const SHOWN_CHARS: usize = 120;
 
 /// `text` as an origin in its canonical form (`https://you.github.io`, `http://127.0.0.1:8080`: scheme and
 /// host lowercased, a default port left out), as browsers send it in `Origin`; why not, naming what is wrong.
-pub fn canonical(text: &str) -> Result<String, String> {
+pub(crate) fn canonical(text: &str) -> Result<String, String> {
     if text == "*" {
         return Err("give each origin by name; `*` would let every web page post".into());
     }
@@ -37,7 +37,7 @@ pub fn canonical(text: &str) -> Result<String, String> {
 
 /// The origins allowed to post, besides the page's own.
 #[derive(Debug, Clone, Default)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// `--allow-origin`, canonical ([`canonical`]).
     pub allowed: Vec<String>,
     /// Whether the server speaks HTTPS: the scheme of its own origin.
@@ -46,7 +46,7 @@ pub struct Policy {
 
 /// What the policy says of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// No `Origin` header: not a browser's cross-site request (curl, a script); nothing to name in CORS.
     NoOrigin,
     /// An allowed origin, to name in `Access-Control-Allow-Origin`.
@@ -58,7 +58,7 @@ pub enum Verdict {
 impl Policy {
     /// Judge the request's `Origin` against the server's own origin, as its `Host` (or HTTP/2 authority)
     /// tells it, and the allowed ones.
-    pub fn judge<B>(&self, req: &Request<B>) -> Verdict {
+    pub(crate) fn judge<B>(&self, req: &Request<B>) -> Verdict {
         let Some(value) = req.headers().get(header::ORIGIN) else {
             return Verdict::NoOrigin;
         };
@@ -101,7 +101,7 @@ fn own_origin(tls: bool, authority: Option<&str>) -> Option<String> {
 
 /// Name the allowed origin in the answer's CORS header (never `*`); the answer differs by `Origin`, so caches
 /// must keep them apart.
-pub fn cors(res: &mut Response<TargetBody>, verdict: &Verdict) {
+pub(crate) fn cors(res: &mut Response<TargetBody>, verdict: &Verdict) {
     let h = res.headers_mut();
     if let Verdict::Allowed(origin) = verdict {
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
@@ -111,7 +111,7 @@ pub fn cors(res: &mut Response<TargetBody>, verdict: &Verdict) {
 
 /// The preflight of a post to the server's own endpoints: granted, Private Network Access included, only to an
 /// allowed origin (or a request without `Origin`); refused with 403 and the reason otherwise.
-pub fn preflight(request: &HeaderMap, verdict: &Verdict) -> Response<TargetBody> {
+pub(crate) fn preflight(request: &HeaderMap, verdict: &Verdict) -> Response<TargetBody> {
     if let Verdict::Refused(reason) = verdict {
         return reply(StatusCode::FORBIDDEN, reason);
     }

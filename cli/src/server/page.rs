@@ -10,14 +10,14 @@ use hyper::{Response, StatusCode};
 use super::body::TargetBody;
 
 /// Where the page is served.
-pub const PREFIX: &str = "/app";
+pub(crate) const PREFIX: &str = "/app";
 
 /// How to build the page, for messages.
-pub const HOW_TO_BUILD: &str = "run `scripts/run.sh --browser ...` from the repository (it installs the page's \
+pub(crate) const HOW_TO_BUILD: &str = "run `scripts/run.sh --browser ...` from the repository (it installs the page's \
      tools and builds dist/), or build it with scripts/setup-web.sh then scripts/build-page.sh, or pass --page-dir DIR";
 
 /// Answer a GET under [`PREFIX`]: `path` is the request path, `dir` the page directory if any.
-pub fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
+pub(crate) fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
     let rest = &path[PREFIX.len()..];
     if rest.is_empty() {
         // Relative asset URLs need the trailing slash.
@@ -48,7 +48,7 @@ pub fn respond(dir: Option<&Path>, path: &str) -> Response<TargetBody> {
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `dir/rel` if `rel` is a plain relative path whose real location is inside `dir`.
-pub fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
+pub(crate) fn inside(dir: &Path, rel: &str) -> Option<PathBuf> {
     let rel = Path::new(rel);
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) || rel.to_str()?.contains('\\') {
         return None;

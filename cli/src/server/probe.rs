@@ -14,14 +14,14 @@ use httpbench_shared::stats::Handshakes;
 const PROBE_LIMIT: Duration = Duration::from_secs(5);
 
 /// A probe of one embedded server, over TLS (trusting its CA) or plaintext, as the server speaks.
-pub struct Probe {
+pub(crate) struct Probe {
     addr: SocketAddr,
     tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl Probe {
     /// A probe of the server at `url`; `ca` is its CA when it speaks TLS.
-    pub fn new(url: &url::Url, ca: Option<&crate::tls::CaFile>) -> anyhow::Result<Probe> {
+    pub(crate) fn new(url: &url::Url, ca: Option<&crate::tls::CaFile>) -> anyhow::Result<Probe> {
         let addr = *url.socket_addrs(|| None)?.first().ok_or_else(|| anyhow::anyhow!("{url} has no address"))?;
         let tls = match (url.scheme(), ca) {
             ("https", Some(ca)) => {
@@ -38,18 +38,18 @@ impl Probe {
     }
 
     /// Whether the server speaks TLS (so it has a handshake tally).
-    pub fn is_tls(&self) -> bool {
+    pub(crate) fn is_tls(&self) -> bool {
         self.tls.is_some()
     }
 
     /// The handshake tally now; `None` if the server did not answer in time.
-    pub fn handshakes(&self) -> Option<Vec<Handshakes>> {
+    pub(crate) fn handshakes(&self) -> Option<Vec<Handshakes>> {
         super::handshakes::parse(&self.get(super::HANDSHAKES_PATH)?)
     }
 
     /// Connections that carried requests tagged `tag` so far (a case's, [`httpbench_shared::protocol::case_tag`]),
     /// read as the page reads them; `None` if the server did not answer.
-    pub fn connections_of(&self, tag: &str) -> Option<u64> {
+    pub(crate) fn connections_of(&self, tag: &str) -> Option<u64> {
         use httpbench_shared::protocol::{connections_query, read_connections};
         read_connections(&self.get(&connections_query(super::CONNECTIONS_PATH, tag))?)
     }

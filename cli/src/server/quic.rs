@@ -30,7 +30,10 @@ const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
 /// The QUIC server configuration for `chain` and `key`: TLS 1.3 with [`SUITE`] alone, ALPN `h3`, no session
 /// tickets (no resumption, no 0-RTT).
-pub fn config(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) -> anyhow::Result<QuicServerConfig> {
+pub(super) fn config(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> anyhow::Result<QuicServerConfig> {
     let mut provider = rustls::crypto::ring::default_provider();
     provider.cipher_suites.retain(|s| s.suite().as_str() == Some(SUITE));
     let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
@@ -45,14 +48,14 @@ pub fn config(chain: Vec<CertificateDer<'static>>, key: PrivateKeyDer<'static>) 
 }
 
 /// A QUIC endpoint on UDP `addr` (the TCP listener's address) serving `config`.
-pub fn endpoint(addr: SocketAddr, config: &Arc<QuicServerConfig>) -> anyhow::Result<quinn::Endpoint> {
+pub(super) fn endpoint(addr: SocketAddr, config: &Arc<QuicServerConfig>) -> anyhow::Result<quinn::Endpoint> {
     let mut server = quinn::ServerConfig::with_crypto(config.clone());
     server.transport_config(crate::tls::quic_transport());
     quinn::Endpoint::server(server, addr).with_context(|| format!("cannot listen for HTTP/3 on UDP {addr}"))
 }
 
 /// Accept QUIC connections until the endpoint closes, one task each.
-pub async fn serve(endpoint: quinn::Endpoint, state: Arc<State>) {
+pub(super) async fn serve(endpoint: quinn::Endpoint, state: Arc<State>) {
     while let Some(incoming) = endpoint.accept().await {
         state.connections.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(connection(incoming, state.clone()));

@@ -5,13 +5,13 @@
 use std::sync::Mutex;
 
 /// Most result files one server saves.
-pub const MAX_FILES: u64 = 1000;
+pub(super) const MAX_FILES: u64 = 1000;
 /// Most bytes of result files one server saves, in all (32 of the largest accepted files).
-pub const MAX_BYTES: u64 = 256 * 1024 * 1024;
+pub(super) const MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What the server saved so far, against its caps.
 #[derive(Debug)]
-pub struct Quota {
+pub(crate) struct Quota {
     max_files: u64,
     max_bytes: u64,
     used: Mutex<Used>,
@@ -25,7 +25,7 @@ struct Used {
 
 /// Why a file is not saved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Full {
+pub(crate) enum Full {
     /// The server has saved its most files.
     #[error("this server has saved {0} result files, the most it saves; restart it to save more")]
     Files(u64),
@@ -47,13 +47,13 @@ impl Default for Quota {
 
 impl Quota {
     /// A quota of `max_files` files and `max_bytes` bytes.
-    pub fn new(max_files: u64, max_bytes: u64) -> Self {
+    pub(crate) fn new(max_files: u64, max_bytes: u64) -> Self {
         Quota { max_files, max_bytes, used: Mutex::default() }
     }
 
     /// Take room for a file of `size` bytes, before writing it (two posts at once cannot both take the last
     /// room); [`Quota::release`] gives it back if the write fails.
-    pub fn reserve(&self, size: u64) -> Result<(), Full> {
+    pub(crate) fn reserve(&self, size: u64) -> Result<(), Full> {
         let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         if used.files >= self.max_files {
             return Err(Full::Files(self.max_files));
@@ -67,7 +67,7 @@ impl Quota {
     }
 
     /// Give back the room of a file of `size` bytes that was not written.
-    pub fn release(&self, size: u64) {
+    pub(crate) fn release(&self, size: u64) {
         let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         used.files = used.files.saturating_sub(1);
         used.bytes = used.bytes.saturating_sub(size);

@@ -21,14 +21,14 @@ use super::body::TargetBody;
 use super::State;
 
 /// Largest result file accepted. With the parser's own cap on cases, this bounds what reading one costs.
-pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+pub(super) const MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// Largest saved file served back: the server saves files it rendered from posts of at most [`MAX_BYTES`],
 /// with room for a layout wider than the page's.
 const MAX_SAVED_BYTES: u64 = 4 * MAX_BYTES as u64;
 
 /// Accept one posted result file.
-pub async fn accept(state: &State, req: Request<Incoming>) -> Response<TargetBody> {
+pub(super) async fn accept(state: &State, req: Request<Incoming>) -> Response<TargetBody> {
     let page = super::page_id(req.uri().query()).to_string();
     let too_large = || reply(StatusCode::PAYLOAD_TOO_LARGE, &format!("result files are limited to {MAX_BYTES} bytes"));
     let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
@@ -150,7 +150,7 @@ fn browser_name(ua: &str) -> String {
 }
 
 /// `/app/serve.json`: where the page may post its results.
-pub fn service_description(saving: bool) -> Response<TargetBody> {
+pub(super) fn service_description(saving: bool) -> Response<TargetBody> {
     let status = httpbench_shared::protocol::STATUS_PATH;
     let body = format!("{{\"results\": \"/results\", \"status\": \"{status}\", \"saving\": {saving}}}\n");
     let mut r = Response::new(TargetBody::owned(body));
@@ -160,7 +160,7 @@ pub fn service_description(saving: bool) -> Response<TargetBody> {
 }
 
 /// A small plain-text answer that is never cached.
-pub fn plain(text: String) -> Response<TargetBody> {
+pub(super) fn plain(text: String) -> Response<TargetBody> {
     let mut r = Response::new(TargetBody::owned(text));
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
     r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -168,7 +168,7 @@ pub fn plain(text: String) -> Response<TargetBody> {
 }
 
 /// `GET /results/NAME`: a saved result file, so a page can import it (never anything outside the folder).
-pub fn saved(dir: Option<&Path>, name: &str) -> Response<TargetBody> {
+pub(super) fn saved(dir: Option<&Path>, name: &str) -> Response<TargetBody> {
     let file = dir.filter(|_| name.ends_with(".json")).and_then(|d| super::page::inside(d, name));
     // Through the one capped reader: the folder is the user's, and a FIFO or a device put there is refused
     // without blocking, a file larger than any the server saves is not read whole.

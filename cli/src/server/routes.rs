@@ -8,13 +8,13 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::body::TargetBody;
 
 /// The `/` page: 612 bytes, the size of nginx's default page, so figures compare with the Perl seed's target.
-pub const INDEX_HTML: &[u8] = include_bytes!("index.html");
+pub(super) const INDEX_HTML: &[u8] = include_bytes!("index.html");
 
 /// Largest `/bytes/N` served (1 TiB): enough for any huge-body test, bounded so a typo is not a day-long reply.
-pub const MAX_BYTES: u64 = 1 << 40;
+pub(super) const MAX_BYTES: u64 = 1 << 40;
 
 /// Answer one request. Never fails: bad paths get 4xx with a reason.
-pub fn respond<B>(req: &Request<B>) -> Response<TargetBody> {
+pub(super) fn respond<B>(req: &Request<B>) -> Response<TargetBody> {
     let close = httpbench_shared::protocol::asks_to_close(req.uri().query());
     let mut res = match *req.method() {
         Method::GET | Method::HEAD => route(req.uri().path()),

@@ -15,7 +15,7 @@ use super::body::TargetBody;
 use super::results::reply;
 
 /// Take one status.
-pub async fn accept(quiet: bool, req: Request<Incoming>) -> Response<TargetBody> {
+pub(super) async fn accept(quiet: bool, req: Request<Incoming>) -> Response<TargetBody> {
     let page = super::page_id(req.uri().query()).to_string();
     let body: Bytes = match Limited::new(req.into_body(), MAX_STATUS_BYTES).collect().await {
         Ok(b) => b.to_bytes(),

@@ -12,15 +12,15 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Most tags the server counts at once.
-pub const MAX_TAGS: usize = 4096;
+pub(super) const MAX_TAGS: usize = 4096;
 /// Most tags one connection remembers.
-pub const MAX_TAGS_PER_CONNECTION: usize = 256;
+pub(super) const MAX_TAGS_PER_CONNECTION: usize = 256;
 /// How long a tag no request carried is kept: far longer than any case's rounds are apart.
-pub const IDLE_LIMIT: Duration = Duration::from_secs(10 * 60);
+pub(super) const IDLE_LIMIT: Duration = Duration::from_secs(10 * 60);
 
 /// The tags one connection has carried.
 #[derive(Debug, Default)]
-pub struct Seen(Mutex<Vec<Box<str>>>);
+pub(crate) struct Seen(Mutex<Vec<Box<str>>>);
 
 /// One tag's count.
 #[derive(Debug, Clone, Copy)]
@@ -31,12 +31,12 @@ struct Entry {
 
 /// Connections per tag, for the tags carried lately.
 #[derive(Debug, Default)]
-pub struct Tally(Mutex<HashMap<Box<str>, Entry>>);
+pub(crate) struct Tally(Mutex<HashMap<Box<str>, Entry>>);
 
 impl Tally {
     /// A request tagged `tag` came at `now` on the connection that has carried `seen`: count the connection
     /// for the tag the first time it carries it.
-    pub fn note(&self, seen: &Seen, tag: &str, now: Instant) {
+    pub(crate) fn note(&self, seen: &Seen, tag: &str, now: Instant) {
         let mut carried = seen.0.lock().unwrap_or_else(|e| e.into_inner());
         let before = carried.iter().any(|t| **t == *tag);
         // A connection past its own bound is not remembered, so it is not counted either (it would count again
@@ -63,7 +63,7 @@ impl Tally {
     }
 
     /// The connections that carried `tag` (0 for a tag never seen, or forgotten by `now`).
-    pub fn count(&self, tag: &str, now: Instant) -> u64 {
+    pub(crate) fn count(&self, tag: &str, now: Instant) -> u64 {
         let counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
         counts.get(tag).filter(|e| !idle(e, now)).map_or(0, |e| e.connections)
     }

@@ -17,7 +17,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 const NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 
 /// The server's TLS set-up, and what a client needs to trust it.
-pub struct Tls {
+pub(crate) struct Tls {
     /// Accepts TLS on a TCP connection.
     pub acceptor: tokio_rustls::TlsAcceptor,
     /// The file holding the CA certificate (PEM); `None` for a certificate of the user's (`--cert`).
@@ -30,7 +30,7 @@ pub struct Tls {
 
 /// `serve --tls --cert FILE --key FILE`: the user's certificate chain and key, read and checked.
 #[derive(Debug)]
-pub struct OwnCert {
+pub(crate) struct OwnCert {
     /// The chain (PEM), leaf first.
     pub cert_file: PathBuf,
     chain: Vec<CertificateDer<'static>>,
@@ -47,7 +47,7 @@ impl Clone for OwnCert {
 
 impl OwnCert {
     /// Read `cert` and `key`; the error names the flag and the file, and says what is wrong with it.
-    pub fn read(cert: &Path, key: &Path) -> Result<OwnCert, String> {
+    pub(crate) fn read(cert: &Path, key: &Path) -> Result<OwnCert, String> {
         use rustls::pki_types::pem::PemObject;
         let read = |flag: &str, path: &Path| {
             crate::files::read_text(path, crate::tls::MAX_PEM_BYTES)
@@ -79,7 +79,7 @@ impl OwnCert {
     }
 
     /// The server's TLS set-up from this certificate, ALPN offering `versions`.
-    pub fn tls(&self, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
+    pub(crate) fn tls(&self, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
         let config = server_config(self.chain.clone(), self.key.clone_key(), versions)?;
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
         let quic = quic_config(&self.chain, &self.key, versions)?;
@@ -95,7 +95,7 @@ fn pin(spki: &[u8]) -> String {
 
 /// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`; ALPN
 /// offers `versions`.
-pub fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
+pub(crate) fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
     let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
     let ca_file = dir.join("httpbench-ca.pem");
     crate::output::write_atomic(&ca_file, &ca_pem)?;

@@ -24,19 +24,19 @@ use super::body::TargetBody;
 use super::results::{plain, reply};
 
 /// What the parent writes on the server's stdin to let page ID begin pass N: `go ID N`.
-pub const GO_LINE: &str = "go ";
+pub(crate) const GO_LINE: &str = "go ";
 
 /// What the parent writes on the server's stdin to give page ID its seal: `seal ID SECRET` (shared's
 /// `protocol::seal`). The server answers with a [`super::SEALED_LINE`] on stdout once the seal holds.
-pub const SEAL_LINE: &str = "seal ";
+pub(crate) const SEAL_LINE: &str = "seal ";
 
 /// Why a request to a sealed server's own endpoints is refused (403): no secret is named, none is echoed.
-pub const UNSEALED: &str =
+pub(crate) const UNSEALED: &str =
     "this server belongs to one run of httpbench run --browser: only the pages it started, with their seal, may take turns, post status or results";
 
 /// Pages waiting for their turn, the passes the parent let each page begin, and the pages' seals.
 #[derive(Debug)]
-pub struct Gate {
+pub(crate) struct Gate {
     /// Whether a parent hands out the turns (a child server, `--quiet`).
     parent: bool,
     /// Whether the server's own endpoints answer only requests that carry their page's seal (`--sealed`).
@@ -61,7 +61,7 @@ enum Word<'a> {
 impl Gate {
     /// A gate whose turns a parent hands out (`parent`), or one that lets every page go; `sealed`: one whose
     /// own endpoints answer only the pages the parent sealed.
-    pub fn new(parent: bool, sealed: bool) -> Arc<Self> {
+    pub(crate) fn new(parent: bool, sealed: bool) -> Arc<Self> {
         let gate = Arc::new(Gate { sealed, ..Gate::with_hold(parent, TURN_HOLD) });
         if parent || sealed {
             let listening = gate.clone();
@@ -108,7 +108,7 @@ impl Gate {
     /// anything: always on a server that is not sealed (`serve` keeps its origin rules), else only when the
     /// query names a page the parent sealed and carries that page's seal, compared in constant time. The
     /// refusal's reason is for a 403.
-    pub fn admits(&self, query: Option<&str>) -> Result<(), &'static str> {
+    pub(crate) fn admits(&self, query: Option<&str>) -> Result<(), &'static str> {
         if !self.sealed {
             return Ok(());
         }
@@ -122,7 +122,7 @@ impl Gate {
 
     /// Answer one turn request (its query): `go` once the parent let the page begin its pass, `wait` after
     /// [`TURN_HOLD`].
-    pub async fn answer(&self, query: Option<&str>) -> hyper::Response<TargetBody> {
+    pub(crate) async fn answer(&self, query: Option<&str>) -> hyper::Response<TargetBody> {
         let Some((page, pass)) = asked_turn(query) else {
             return reply(StatusCode::BAD_REQUEST, "expected ?page=ID&pass=N");
         };

@@ -10,7 +10,7 @@ cpu_user_secs,cpu_sys_secs,bytes,latency_min_ns,latency_mean_ns,latency_stddev_n
 latency_p99_ns,latency_p999_ns,latency_max_ns,concurrency,body_bytes,server_delay_ms,connections";
 
 /// Render the CSV report.
-pub fn render(sources: &[Source<'_>]) -> String {
+pub(super) fn render(sources: &[Source<'_>]) -> String {
     let mut out = String::from(HEADER);
     out.push('\n');
     for row in rows(sources) {

@@ -17,7 +17,7 @@ pub fn comparisons(sources: &[Source<'_>], rule: Rule) -> Vec<Comparison> {
 
 /// The text section: change lines for two runs, the trend table for more; `None` for one, or for two runs with
 /// no case in common (a native and a browser report side by side are not a change).
-pub fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
+pub(super) fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
     let runs = runs(sources);
     match runs.as_slice() {
         [] | [_] => None,
@@ -171,7 +171,7 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
 }
 
 /// One case's line of a trend.
-pub struct TrendRow {
+pub(super) struct TrendRow {
     /// The case's label.
     pub case: String,
     /// Per run, in order: the case's figure and whether the gate judges it slower than in the run before;
@@ -180,7 +180,7 @@ pub struct TrendRow {
 }
 
 /// Each case's figure per run, with whether the gate flags it slower than the run before.
-pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
+pub(super) fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
     let mut table: Vec<TrendRow> = Vec::new();
     for (i, pair) in runs.windows(2).enumerate() {
         let cmp = compare(&pair[0], &pair[1], rule);
@@ -205,7 +205,7 @@ pub fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
 
 /// The trend as a line chart: one line per case, the runs in order along the x axis, each run a gate would
 /// flag named with how many cases it judges slower than the run before (`new: 2 slower`).
-pub fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
+pub(super) fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
     let rows = trend(runs, rule);
     let flagged = |i: usize| rows.iter().filter(|r| r.points.get(i).copied().flatten().is_some_and(|p| p.1)).count();
     let names: Vec<String> = (0..runs.len())

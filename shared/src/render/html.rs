@@ -12,7 +12,7 @@ use crate::view::Source;
 const STYLE: &str = include_str!("report.css");
 
 /// Render the HTML report (see [`super::html`]).
-pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let url = sources.first().map_or("", |s| s.report.target.url.as_str());
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\

@@ -6,7 +6,7 @@ use crate::view::{rows, Source};
 
 /// Render the Markdown report: for two runs or more, the change between each run and the next first (what a
 /// CI job's step summary leads with), then a line per source and the statistics table.
-pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let mut out = String::new();
     for cmp in super::gate::comparisons(sources, options.change).iter().filter(|c| !c.changes.is_empty()) {
         out.push_str(&super::gate::comparison_markdown(cmp));

@@ -18,7 +18,7 @@ use crate::units::{duration_ns, rate};
 use crate::view::{rows, Row, Source};
 
 /// Every section of the results of `sources` (see [`super::results`]).
-pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let rows = rows(sources);
     let mut out = what_ran(sources);
     if rows.is_empty() {

@@ -10,7 +10,7 @@ use crate::view::{LoadParts, Row};
 
 /// One scan chart's figures, for [`super::charts::scan_chart_labelled`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct ScanChart {
+pub(super) struct ScanChart {
     /// What the chart shows, with its unit (`Wall rate (requests/s) by requests in flight`).
     pub title: String,
     /// The scanned dimension, as the x axis names it.
@@ -54,7 +54,7 @@ const DIMENSIONS: [Dimension; 3] = [
 /// The scan charts of `rows`: for each dimension with two values or more among them and a series that
 /// crosses two of them, the wall rate against it, and for body sizes the body throughput too. None when no
 /// scan ran.
-pub fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
+pub(super) fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
     let mut out = Vec::new();
     for d in &DIMENSIONS {
         let mut values: Vec<f64> = Vec::new();
@@ -90,7 +90,7 @@ pub fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
 
 /// The scan charts of `rows` as markup, one `<figure>` each (empty when no scan ran): what the HTML report
 /// and the page both draw.
-pub fn scan_figures(rows: &[Row<'_>]) -> String {
+pub(super) fn scan_figures(rows: &[Row<'_>]) -> String {
     let mut body = String::new();
     for c in scan_charts(rows) {
         let svg = match c.x_is_size {

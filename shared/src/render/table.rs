@@ -58,7 +58,7 @@ pub fn stats_row(row: &Row<'_>) -> Vec<String> {
 
 /// The statistics tables of a report: one header, and a table per load level when a scan ran.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Tables {
+pub(super) struct Tables {
     /// Column titles: [`stats_header`], and `body/s` when body sizes were asked for.
     pub header: Vec<&'static str>,
     /// Each level's title (`16 in flight, 64k bodies`; empty when every case ran at one level) and the cells
@@ -68,7 +68,7 @@ pub struct Tables {
 
 /// The statistics tables of `rows`, one per load level of [`super::levels::levels`], with the body throughput
 /// when body sizes were asked for.
-pub fn stats_tables(rows: &[Row<'_>]) -> Tables {
+pub(super) fn stats_tables(rows: &[Row<'_>]) -> Tables {
     let throughput = super::levels::shows_throughput(rows);
     let mut header = stats_header();
     if throughput {
@@ -89,7 +89,7 @@ pub fn stats_tables(rows: &[Row<'_>]) -> Tables {
 }
 
 /// Lay out cells in columns: the first left-aligned, the rest right-aligned, two spaces apart.
-pub fn columns(header: &[&str], body: &[Vec<String>]) -> String {
+pub(super) fn columns(header: &[&str], body: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in body {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -10,7 +10,7 @@ use crate::perl::{cmpthese, timethese, RateBasis, Timing};
 use crate::view::{rows, Row, Source};
 
 /// Render the text report.
-pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let rows = rows(sources);
     let mut out = String::new();
     for source in sources {
@@ -157,7 +157,7 @@ fn timing(row: &Row<'_>) -> Timing {
 /// Hyperfine's summary, by wall rate: the fastest case, then how many times faster it ran than each other case,
 /// ± the uncertainty propagated from both cases' standard errors over rounds. `None` with fewer than two
 /// cases that completed requests. The text and HTML reports and the page all show this one.
-pub fn summary(rows: &[Row<'_>]) -> Option<String> {
+pub(super) fn summary(rows: &[Row<'_>]) -> Option<String> {
     let ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
     if ranked.len() < 2 {
         return None;

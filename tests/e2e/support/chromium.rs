@@ -15,7 +15,7 @@ use super::page::PageDriver;
 use super::{root, wait_until};
 
 /// Chromium with a fresh profile, removed with it.
-pub struct Chromium {
+pub(crate) struct Chromium {
     browser: Browser,
     _profile: tempfile::TempDir,
 }
@@ -23,7 +23,7 @@ pub struct Chromium {
 impl Chromium {
     /// Start headless Chromium, found as `run --browser` finds it: HTTPBENCH_CHROMIUM, else the names it tries
     /// on PATH.
-    pub fn launch() -> Chromium {
+    pub(crate) fn launch() -> Chromium {
         let profile = tempfile::tempdir().unwrap();
         let explicit = std::env::var_os("HTTPBENCH_CHROMIUM").map(PathBuf::from);
         let chromium = httpbench::browser::find_chromium(explicit.as_deref()).unwrap_or_else(|e| panic!("{e}"));
@@ -42,7 +42,7 @@ impl Chromium {
     }
 
     /// A new tab, whose every command waits at most 60 s.
-    pub fn page(&self) -> ChromiumPage {
+    pub(crate) fn page(&self) -> ChromiumPage {
         let tab = self.browser.new_tab().unwrap();
         tab.set_default_timeout(Duration::from_secs(60));
         ChromiumPage { tab }
@@ -50,7 +50,7 @@ impl Chromium {
 }
 
 /// One tab of [`Chromium`].
-pub struct ChromiumPage {
+pub(crate) struct ChromiumPage {
     tab: Arc<Tab>,
 }
 
@@ -73,7 +73,7 @@ impl PageDriver for ChromiumPage {
 
 impl ChromiumPage {
     /// A PNG of the whole page (not just the window) at `width` CSS pixels, saved as `tests/artifacts/NAME`.
-    pub fn screenshot(&self, width: u32, name: &str) -> PathBuf {
+    pub(crate) fn screenshot(&self, width: u32, name: &str) -> PathBuf {
         self.tab
             .call_method(SetDeviceMetricsOverride {
                 width,

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The `httpbench` binary built for these tests.
-pub fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_httpbench"))
 }
 
 /// Run `httpbench ARGS` with a time limit, returning (exit code, stdout, stderr).
-pub fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_httpbench"))
         .args(args)
         .env("NO_COLOR", "1")
@@ -30,7 +30,7 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
 }
 
 /// Run and parse stdout as the JSON result file.
-pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn run_json(args: &[&str]) -> (i32, Value, String) {
     let mut all = args.to_vec();
     all.extend(["--format", "json"]);
     let (code, out, err) = run(&all);
@@ -39,11 +39,11 @@ pub fn run_json(args: &[&str]) -> (i32, Value, String) {
 }
 
 /// A small, quick run: 5 requests of the raw client in reuse mode, no warm-up.
-pub const SMALL_RAW: [&str; 8] = ["-n", "5", "--warmup", "0", "--clients", "raw", "--mode", "reuse"];
+pub(crate) const SMALL_RAW: [&str; 8] = ["-n", "5", "--warmup", "0", "--clients", "raw", "--mode", "reuse"];
 
 /// Run `httpbench` with `args`, exporting the result file to `path` (stdout in CSV), check that it succeeded,
 /// and return the file's text.
-pub fn export_run(path: &Path, args: &[&str]) -> String {
+pub(crate) fn export_run(path: &Path, args: &[&str]) -> String {
     let mut all = args.to_vec();
     all.extend(["--format", "csv", "--export-json", path.to_str().unwrap()]);
     let (code, _, err) = run(&all);
@@ -52,12 +52,12 @@ pub fn export_run(path: &Path, args: &[&str]) -> String {
 }
 
 /// The cases of a result file.
-pub fn cases(v: &Value) -> &Vec<Value> {
+pub(crate) fn cases(v: &Value) -> &Vec<Value> {
     v["cases"].as_array().expect("cases is an array")
 }
 
 /// What [`run_bounded`] saw: exit code, stdout, stderr, the peak memory of the process in MiB, and its time.
-pub struct Bounded {
+pub(crate) struct Bounded {
     pub code: i32,
     pub out: String,
     pub err: String,
@@ -69,7 +69,7 @@ pub struct Bounded {
 /// that once grew without end (`/dev/zero`, a matrix of 55,000 cases). The peak is the largest `VmHWM` seen
 /// in `/proc` while it ran, not wait4's `ru_maxrss`: a spawned child's `ru_maxrss` starts from the test
 /// process's own high-water mark (the kernel keeps it across exec), which other tests here push up.
-pub fn run_bounded(args: &[&str], secs: u64) -> Bounded {
+pub(crate) fn run_bounded(args: &[&str], secs: u64) -> Bounded {
     let start = Instant::now();
     // Reaped below with waitpid, sampling its peak memory while it runs; Child::wait would block.
     #[allow(clippy::zombie_processes)]

@@ -22,7 +22,7 @@ use super::servers::refused_port;
 const ANSWER_LIMIT: Duration = Duration::from_secs(60);
 
 /// Headless Firefox with a fresh profile, and a BiDi session on its one tab.
-pub struct Firefox {
+pub(crate) struct Firefox {
     session: RefCell<Session>,
     context: String,
     _browser: KillOnDrop,
@@ -36,12 +36,12 @@ struct Session {
 }
 
 impl Firefox {
-    pub fn start() -> Firefox {
+    pub(crate) fn start() -> Firefox {
         Firefox::start_with("")
     }
 
     /// Firefox with `more` prefs (`user_pref(...)` lines) after the run's own.
-    pub fn start_with(more: &str) -> Firefox {
+    pub(crate) fn start_with(more: &str) -> Firefox {
         let profile = tempfile::tempdir().unwrap();
         // The run's own prefs: the same user.js `run --browser firefox` writes.
         let prefs = httpbench::browser::firefox_user_js() + more;

@@ -6,7 +6,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 /// Plain GET with std, returning (head, body).
-pub fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
+pub(crate) fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
     let addr = url_base.trim_start_matches("http://").trim_end_matches('/');
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -18,7 +18,7 @@ pub fn get(url_base: &str, path: &str) -> (String, Vec<u8>) {
 }
 
 /// Send raw request bytes and return (status line and headers, body).
-pub fn exchange(url_base: &str, request: &[u8]) -> (String, Vec<u8>) {
+pub(crate) fn exchange(url_base: &str, request: &[u8]) -> (String, Vec<u8>) {
     let addr = url_base.trim_start_matches("http://").trim_end_matches('/');
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -32,7 +32,7 @@ pub fn exchange(url_base: &str, request: &[u8]) -> (String, Vec<u8>) {
 }
 
 /// POST `body` to `path` with `Connection: close`.
-pub fn post(url_base: &str, path: &str, body: &[u8]) -> (String, Vec<u8>) {
+pub(crate) fn post(url_base: &str, path: &str, body: &[u8]) -> (String, Vec<u8>) {
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()

@@ -4,15 +4,15 @@
 //! [`chromium`] or [`firefox`], served from one of the [`site`] origins). Here: the bounded wait, and small
 //! things about files and tools.
 
-pub mod chromium;
-pub mod cli;
-pub mod firefox;
-pub mod http;
-pub mod page;
-pub mod serve;
-pub mod servers;
-pub mod site;
-pub mod table;
+pub(crate) mod chromium;
+pub(crate) mod cli;
+pub(crate) mod firefox;
+pub(crate) mod http;
+pub(crate) mod page;
+pub(crate) mod serve;
+pub(crate) mod servers;
+pub(crate) mod site;
+pub(crate) mod table;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,7 +24,12 @@ use std::time::{Duration, Instant};
 /// programs (a page's state, a file a child writes); what a server written here receives comes through its
 /// channel instead ([`servers::TestServer::requests`]). A condition to wait for, never a pause that guesses
 /// how long something takes.
-pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>, why: impl Fn() -> String) -> T {
+pub(crate) fn wait_for<T>(
+    what: &str,
+    limit: Duration,
+    mut probe: impl FnMut() -> Option<T>,
+    why: impl Fn() -> String,
+) -> T {
     let start = Instant::now();
     loop {
         if let Some(v) = probe() {
@@ -36,17 +41,17 @@ pub fn wait_for<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Optio
 }
 
 /// [`wait_for`] a condition.
-pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool, why: impl Fn() -> String) {
+pub(crate) fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool, why: impl Fn() -> String) {
     wait_for(what, limit, || done().then_some(()), why)
 }
 
 /// The repository's root (the tests belong to the `cli` package, one level down).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// A fresh directory under the target dir, for files a test writes.
-pub fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -54,13 +59,13 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 /// Make a FIFO (named pipe) at `path`, which blocks whoever opens it for reading until a writer comes.
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
     // SAFETY: mkfifo reads the NUL-terminated path and creates a file; nothing else.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
 }
 
 /// Whether python3 has the requests module (the python-requests command client needs it).
-pub fn python_has_requests() -> bool {
+pub(crate) fn python_has_requests() -> bool {
     Command::new("python3").args(["-c", "import requests"]).status().is_ok_and(|s| s.success())
 }

@@ -8,27 +8,28 @@ use std::time::Duration;
 use super::wait_for;
 
 /// The text of the element with `data-testid` `id`, "" while there is none.
-pub fn testid_js(id: &str) -> String {
+pub(crate) fn testid_js(id: &str) -> String {
     format!("document.querySelector(\"[data-testid='{id}']\")?.textContent ?? ''")
 }
 
 /// The run's state (`idle`, `running`, `done`, `invalid`...): the status line's `data-state`.
-pub const STATE_JS: &str = "document.querySelector(\"[data-testid='status']\")?.dataset.state ?? ''";
+pub(crate) const STATE_JS: &str = "document.querySelector(\"[data-testid='status']\")?.dataset.state ?? ''";
 
 /// The statistics table's row labels (each row's `data-case`), one a line.
-pub const ROW_LABELS_JS: &str =
+pub(crate) const ROW_LABELS_JS: &str =
     "[...document.querySelectorAll(\"[data-testid='stats-row']\")].map(r => r.dataset.case).join('\\n')";
 
 /// `"true"` once the page is cross-origin isolated (on a plain host, after its worker's reload) and its form
 /// drawn: ready to use.
-pub const READY_JS: &str = "String(self.crossOriginIsolated && !!document.querySelector(\"[data-testid='run']\"))";
+pub(crate) const READY_JS: &str =
+    "String(self.crossOriginIsolated && !!document.querySelector(\"[data-testid='run']\"))";
 
 /// `"true"` once the page is cross-origin isolated (on a plain host, after its worker's reload) and its run done.
-pub const ISOLATED_AND_DONE_JS: &str = "String(self.crossOriginIsolated && \
+pub(crate) const ISOLATED_AND_DONE_JS: &str = "String(self.crossOriginIsolated && \
      document.querySelector(\"[data-testid='status']\")?.dataset.state === 'done')";
 
 /// The start of the page's visible text, for failure messages about a page that is not what was expected.
-pub const BODY_TEXT_JS: &str = "document.body.innerText.slice(0, 400)";
+pub(crate) const BODY_TEXT_JS: &str = "document.body.innerText.slice(0, 400)";
 
 /// A click on the element with `data-testid` `id`, in script.
 fn click_js(id: &str) -> String {
@@ -46,7 +47,7 @@ fn paste_import_js(json: &str) -> String {
 
 /// One page in one browser. Methods take `&self`, so a test's wait can read the page in both its condition
 /// and its failure message (two closures borrowing the same page).
-pub trait PageDriver {
+pub(crate) trait PageDriver {
     /// Load `url` in the page (without waiting for it to be ready to use: [`PageDriver::open`] does).
     fn navigate(&self, url: &str);
 

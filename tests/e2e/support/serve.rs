@@ -12,7 +12,7 @@ use httpbench::process::KillOnDrop;
 use super::cli::bin;
 
 /// `httpbench serve --port 0` as a child process; killed on drop.
-pub struct Serve {
+pub(crate) struct Serve {
     _child: KillOnDrop,
     /// Base URL, ending in `/`.
     pub url: String,
@@ -20,12 +20,12 @@ pub struct Serve {
 }
 
 impl Serve {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self::start_with(&["--quiet"])
     }
 
     /// `httpbench serve --port 0 --threads 2 EXTRA...`.
-    pub fn start_with(extra: &[&str]) -> Self {
+    pub(crate) fn start_with(extra: &[&str]) -> Self {
         let mut child = KillOnDrop::spawn(
             bin()
                 .args(["serve", "--port", "0", "--threads", "2"])
@@ -51,7 +51,7 @@ impl Serve {
     }
 
     /// Lines the server prints on stdout until one contains `needle` (panics after `secs` seconds).
-    pub fn stdout_until(&self, needle: &str, secs: u64) -> Vec<String> {
+    pub(crate) fn stdout_until(&self, needle: &str, secs: u64) -> Vec<String> {
         let deadline = Instant::now() + Duration::from_secs(secs);
         let mut seen = Vec::new();
         loop {

@@ -13,14 +13,14 @@ use std::time::{Duration, Instant};
 
 /// A thread accepting connections on a listener and handing each to a handler on a thread of its own, until
 /// dropped. The handler also gets the stop flag, for handlers that must notice the end of the test.
-pub struct Acceptor {
+pub(crate) struct Acceptor {
     stop: Arc<AtomicBool>,
     addr: SocketAddr,
 }
 
 impl Acceptor {
     /// Start accepting on `listener`: a blocking accept, woken by a connection of the drop's own at the end.
-    pub fn spawn<F>(listener: TcpListener, handle: F) -> Self
+    pub(crate) fn spawn<F>(listener: TcpListener, handle: F) -> Self
     where
         F: Fn(TcpStream, &AtomicBool) + Send + Sync + 'static,
     {
@@ -58,7 +58,7 @@ impl Drop for Acceptor {
 
 /// One request a [`TestServer`] received.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     /// The connection it came on: 0 for the server's first, in the order they were accepted.
     pub connection: u64,
     /// Its head as sent (request line and headers, through the blank line).
@@ -68,7 +68,7 @@ pub struct Request {
 /// A minimal HTTP/1.1 server written for the tests: keep-alive, a fixed body, on 127.0.0.1. Each request is
 /// sent to the test before it is answered, so once a client has its answers, their requests are in the
 /// channel.
-pub struct TestServer {
+pub(crate) struct TestServer {
     /// Base URL, ending in `/`.
     pub url: String,
     requests: mpsc::Receiver<Request>,
@@ -77,7 +77,7 @@ pub struct TestServer {
 
 impl TestServer {
     /// Serve `body` with status 200 to every request.
-    pub fn fixed(body: &'static [u8]) -> Self {
+    pub(crate) fn fixed(body: &'static [u8]) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
         let (tx, requests) = mpsc::channel();
@@ -95,7 +95,7 @@ impl TestServer {
     }
 
     /// The next `n` requests, waiting at most `limit` for all of them; fails the test saying how many came.
-    pub fn requests(&self, n: usize, limit: Duration) -> Vec<Request> {
+    pub(crate) fn requests(&self, n: usize, limit: Duration) -> Vec<Request> {
         let deadline = Instant::now() + limit;
         let mut got = Vec::with_capacity(n);
         while got.len() < n {
@@ -109,13 +109,13 @@ impl TestServer {
     }
 
     /// The requests received and not yet taken, without waiting: after a client has ended, all it made.
-    pub fn received(&self) -> Vec<Request> {
+    pub(crate) fn received(&self) -> Vec<Request> {
         self.requests.try_iter().collect()
     }
 }
 
 /// How many connections `requests` came on.
-pub fn connections(requests: &[Request]) -> usize {
+pub(crate) fn connections(requests: &[Request]) -> usize {
     let mut seen: Vec<u64> = requests.iter().map(|r| r.connection).collect();
     seen.sort_unstable();
     seen.dedup();
@@ -155,7 +155,7 @@ fn serve_conn(mut s: TcpStream, body: &[u8], connection: u64, requests: &mpsc::S
 }
 
 /// A port on 127.0.0.1 with nothing listening (bound, then released).
-pub fn refused_port() -> u16 {
+pub(crate) fn refused_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }

@@ -20,7 +20,7 @@ const NEEDS_PAGE: &str = "needs the built page (dist/) and Chromium: scripts/tes
 const SUB_PATH: &str = "sub/httpbench/";
 
 /// The built page; a test that needs it fails when it is missing.
-pub fn dist() -> PathBuf {
+pub(crate) fn dist() -> PathBuf {
     let dist = root().join("dist");
     assert!(dist.join("index.html").is_file(), "dist/ is not built: run scripts/build-page.sh ({NEEDS_PAGE})");
     dist
@@ -31,13 +31,13 @@ pub fn dist() -> PathBuf {
 /// the page's service worker isolates it), the page at a sub-path, the target `httpbench serve` on another
 /// port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Serve,
     PlainStatic,
 }
 
 /// A running origin: the page's URL, the benchmark target's, and what keeps them up.
-pub struct Site {
+pub(crate) struct Site {
     /// The page, ending in `/`.
     pub page: String,
     /// The target server's base URL.
@@ -49,7 +49,7 @@ pub struct Site {
 
 impl Origin {
     /// Start the servers for `dist`.
-    pub fn start(self, dist: &Path) -> Site {
+    pub(crate) fn start(self, dist: &Path) -> Site {
         match self {
             Origin::Serve => {
                 // The page posts its result back to serve: into a folder that goes with the test.
@@ -78,7 +78,7 @@ impl Origin {
 }
 
 /// `python3 -m http.server` on 127.0.0.1 (a free port) serving `dir`; its URL.
-pub fn plain_static_server(dir: &Path) -> (KillOnDrop, String) {
+pub(crate) fn plain_static_server(dir: &Path) -> (KillOnDrop, String) {
     let mut cmd = Command::new("python3");
     cmd.args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"]).arg(dir);
     let mut child = KillOnDrop::spawn(cmd.stdout(Stdio::piped()).stderr(Stdio::null())).expect("python3 runs");
@@ -92,7 +92,7 @@ pub fn plain_static_server(dir: &Path) -> (KillOnDrop, String) {
 /// The hosted page's link for the tests of a plain host: 2 rounds of 20 requests of `fetch,js-fetch`
 /// reusing connections, against `target`, run at once (Chromium's test in `hosted` and Firefox's in
 /// `firefox_page`).
-pub fn autorun_query(target: &str) -> PageQuery {
+pub(crate) fn autorun_query(target: &str) -> PageQuery {
     let plan = RawPlan {
         target: Some(target.to_string()),
         count: Some("20".into()),

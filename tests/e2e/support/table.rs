@@ -5,21 +5,21 @@ use httpbench_shared::model::HttpVersion;
 use httpbench_shared::protocol::{commands, libraries};
 
 /// Every in-process client library, in the table's order.
-pub fn all_libraries() -> Vec<&'static str> {
+pub(crate) fn all_libraries() -> Vec<&'static str> {
     libraries().map(|c| c.name).collect()
 }
 
 /// The in-process libraries that speak `http`.
-pub fn libraries_speaking(http: HttpVersion) -> Vec<&'static str> {
+pub(crate) fn libraries_speaking(http: HttpVersion) -> Vec<&'static str> {
     libraries().filter(|c| c.versions.contains(&http)).map(|c| c.name).collect()
 }
 
 /// The built-in command clients that speak `http`.
-pub fn commands_speaking(http: HttpVersion) -> Vec<&'static str> {
+pub(crate) fn commands_speaking(http: HttpVersion) -> Vec<&'static str> {
     commands().filter(|c| c.versions.contains(&http)).map(|c| c.name).collect()
 }
 
 /// `names` as `--clients` takes them.
-pub fn list(names: &[&str]) -> String {
+pub(crate) fn list(names: &[&str]) -> String {
     names.join(",")
 }

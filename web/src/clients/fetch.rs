@@ -19,7 +19,7 @@ extern "C" {
 }
 
 /// One GET of `url`, bounded by `timeout_ms`.
-pub async fn get(url: &JsString, timeout_ms: u32) -> Answer {
+pub(super) async fn get(url: &JsString, timeout_ms: u32) -> Answer {
     let init = RequestInit::new();
     init.set_cache(RequestCache::NoStore);
     init.set_signal(Some(&AbortSignal::timeout_with_u32(timeout_ms)));

@@ -9,7 +9,7 @@ use web_sys::{AbortSignal, RequestCache};
 use super::{Answer, Phase};
 
 /// One GET of `url`.
-pub async fn get(url: &str, timeout_ms: u32) -> Answer {
+pub(super) async fn get(url: &str, timeout_ms: u32) -> Answer {
     let signal = AbortSignal::timeout_with_u32(timeout_ms);
     let response = match Request::get(url).cache(RequestCache::NoStore).abort_signal(Some(&signal)).send().await {
         Ok(r) => r,

@@ -8,7 +8,7 @@ use httpbench_shared::ErrorKind;
 use super::Answer;
 
 /// One GET of `url` with `client`.
-pub async fn get(client: &reqwest::Client, url: &str, timeout_ms: u32) -> Answer {
+pub(super) async fn get(client: &reqwest::Client, url: &str, timeout_ms: u32) -> Answer {
     let request = client.get(url).fetch_cache_no_store().timeout(Duration::from_millis(timeout_ms.into()));
     let response = match request.send().await {
         Ok(r) => r,

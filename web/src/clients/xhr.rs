@@ -11,7 +11,7 @@ use web_sys::{XmlHttpRequest, XmlHttpRequestResponseType};
 use super::Answer;
 
 /// One GET of `url`.
-pub async fn get(url: &str, timeout_ms: u32) -> Answer {
+pub(super) async fn get(url: &str, timeout_ms: u32) -> Answer {
     let xhr = match XmlHttpRequest::new() {
         Ok(x) => x,
         Err(_) => return Answer::failed(ErrorKind::Other, None, "cannot make an XMLHttpRequest".into()),

@@ -13,8 +13,10 @@ use leptos::prelude::*;
 use super::PageState;
 
 /// The environment panel; the environment of the last run comes from the page state (context).
+// The component macro's expansion is flagged by unreachable_pub whatever the function's visibility.
+#[allow(unreachable_pub)]
 #[component]
-pub fn EnvironmentPanel() -> impl IntoView {
+pub(super) fn EnvironmentPanel() -> impl IntoView {
     let state = expect_context::<PageState>();
     let detected = crate::browser::environment(&[]);
     let env = move || state.own.with(|o| o.as_ref().map(|r| r.environment.clone())).unwrap_or_else(|| detected.clone());

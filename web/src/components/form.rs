@@ -167,8 +167,10 @@ const MODE_CHOICES: &[(&str, &str)] = &[
 ];
 
 /// The settings form with Run and Cancel; runs start and stop through the page state (context).
+// The component macro's expansion is flagged by unreachable_pub whatever the function's visibility.
+#[allow(unreachable_pub)]
 #[component]
-pub fn SettingsForm(
+pub(super) fn SettingsForm(
     /// The form's starting values.
     initial: RawSettings,
 ) -> impl IntoView {

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use super::PageState;
 
 /// Parse `text` (one report or an array) and add its reports under `tag`; the error names the source.
-pub fn import_text(state: PageState, tag: &str, text: &str) -> Result<usize, String> {
+pub(super) fn import_text(state: PageState, tag: &str, text: &str) -> Result<usize, String> {
     let reports = parse_reports(text).map_err(|e| format!("{tag}: {e}"))?;
     let n = reports.len();
     state.imported.update(|all| {
@@ -60,8 +60,10 @@ fn tag_of(file_name: &str) -> String {
 }
 
 /// The export and import controls, on the page state (context).
+// The component macro's expansion is flagged by unreachable_pub whatever the function's visibility.
+#[allow(unreachable_pub)]
 #[component]
-pub fn ImportExport(
+pub(super) fn ImportExport(
     /// The share link the page was opened from (its fragment `#r=...`), imported at once; none by default.
     #[prop(optional_no_strip)]
     shared_link: Option<String>,

@@ -24,13 +24,15 @@ fn sources<'a>(reports: &'a [(Option<String>, Report)], own: Option<&'a Finished
 
 /// The results of everything shown as markup: with this page's run alone, its text report reads exactly as
 /// the CLI's report of it.
-pub fn markup(reports: &[(Option<String>, Report)], own: Option<&Finished>) -> String {
+pub(super) fn markup(reports: &[(Option<String>, Report)], own: Option<&Finished>) -> String {
     httpbench_shared::render::results(&sources(reports, own), &RenderOptions::default())
 }
 
 /// The results section, from the page state (context); empty until there is a run or an import.
+// The component macro's expansion is flagged by unreachable_pub whatever the function's visibility.
+#[allow(unreachable_pub)]
 #[component]
-pub fn Results() -> impl IntoView {
+pub(super) fn Results() -> impl IntoView {
     let state = expect_context::<PageState>();
     // Derived, not memoised: a memo would compare every report on each change (and its PartialEq costs the
     // page 3 KB of wasm); the list changes only when a run ends or a file is imported.

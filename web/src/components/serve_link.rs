@@ -45,7 +45,7 @@ thread_local! {
 /// Keep the seal the page's fragment carries (`#seal=SECRET`, from a `run --browser` start page) for its
 /// requests, and take it out of the address, so that neither a share link nor a screenshot of the page shows
 /// it. A page with no seal in its fragment keeps its fragment (a share link's `#r=`).
-pub fn take_seal() {
+pub(super) fn take_seal() {
     let fragment = crate::browser::fragment();
     let Some(seal) = protocol::seal_of_fragment(&fragment) else { return };
     SEAL.with_borrow_mut(|s| *s = Some(seal.to_string()));
@@ -88,7 +88,7 @@ async fn description() -> Option<Rc<ServeDescription>> {
 /// Tell `httpbench serve` how the run goes, if it served the page: a refusal at once, progress at most every
 /// [`PROGRESS_POST_MS`], named by the page's id in a run (`page`). Best effort: nothing on the page waits for
 /// it.
-pub async fn post_status(page: Option<String>, status: PageStatus) {
+pub(super) async fn post_status(page: Option<String>, status: PageStatus) {
     if let PageStatus::Progress(_) = status {
         let now = js_sys::Date::now();
         if now - LAST_PROGRESS_MS.get() < PROGRESS_POST_MS {
@@ -112,7 +112,7 @@ pub async fn post_status(page: Option<String>, status: PageStatus) {
 /// id, or no `httpbench serve` to answer, goes on at once; one told to wait [`MAX_TURN_ASKS`] times goes on
 /// too. `false` when a page with a seal gets neither answer: its run's server refused it (no other server
 /// serves a sealed page), and measuring now would run beside another side's pass.
-pub async fn take_turn(page: Option<String>, pass: u32) -> bool {
+pub(super) async fn take_turn(page: Option<String>, pass: u32) -> bool {
     let Some(page) = page else { return true };
     // Loopback posts land in milliseconds; a second at most.
     for _ in 0..250 {
@@ -141,7 +141,7 @@ fn named(path: &str, page: Option<&str>) -> String {
 
 /// Post `report` to the server that served the page, if it is `httpbench serve`, named by the page's id in
 /// a run (`page`); the outcome for the status line, or `None` when the page is hosted elsewhere.
-pub async fn post_back(page: Option<&str>, report: &Report) -> Option<String> {
+pub(super) async fn post_back(page: Option<&str>, report: &Report) -> Option<String> {
     let results = named(&description().await?.results, page);
     let json = httpbench_shared::render::json(&[Source::new(report)]);
     let sent = match Request::post(&results).header("content-type", "application/json").body(json) {
@@ -157,7 +157,7 @@ pub async fn post_back(page: Option<&str>, report: &Report) -> Option<String> {
 
 /// Fetch and import every URL of `urls` (the query's `import`, read by shared's `PageQuery`); problems go to
 /// the status line.
-pub async fn import_all(state: PageState, urls: Vec<String>) {
+pub(super) async fn import_all(state: PageState, urls: Vec<String>) {
     let mut problems = Vec::new();
     for url in urls {
         let tag = url.rsplit('/').next().unwrap_or(&url).trim_end_matches(".json").to_string();

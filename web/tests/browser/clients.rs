@@ -97,7 +97,7 @@ async fn progress_inside_a_round_is_reported_once_per_interval_for_every_client(
     let interval_ms = PROGRESS_INTERVAL.as_secs_f64() * 1000.0;
     for client in ["fetch", "js-fetch"] {
         let mut raw = common::small(&common::target(), client, "reuse", 100_000);
-        raw.rounds = "1".into();
+        raw.plan.rounds = "1".into();
         let cancel = Cancel::default();
         let stopper = cancel.clone();
         let seen: Rc<RefCell<Vec<(f64, u64)>>> = Rc::default();
@@ -136,7 +136,7 @@ async fn progress_names_the_case_and_its_level_and_the_rounds_left() {
     use httpbench_web::bench::Progress;
 
     let mut raw = common::small(&common::target(), "fetch", "reuse", 4);
-    raw.concurrency = "1,2".into();
+    raw.plan.concurrency = "1,2".into();
     let stages: Rc<RefCell<Vec<String>>> = Rc::default();
     let log = stages.clone();
     let progress = move |p: Progress| {

@@ -15,7 +15,7 @@ use web_sys::{Document, HtmlElement};
 const POLL_MS: i32 = 20;
 
 /// The target server (`httpbench serve`), e.g. `http://127.0.0.1:41234/`.
-pub fn target() -> String {
+pub(crate) fn target() -> String {
     let url = option_env!("HTTPBENCH_TARGET_URL").unwrap_or_default();
     assert!(
         url.starts_with("http://127.0.0.1:"),
@@ -25,7 +25,7 @@ pub fn target() -> String {
     url.to_string()
 }
 
-pub fn document() -> Document {
+pub(crate) fn document() -> Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
@@ -39,7 +39,7 @@ async fn sleep(ms: i32) {
 
 /// Wait until `ready` holds, letting the page run in between, at most `limit`; `what` names the condition
 /// in the failure.
-pub async fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+pub(crate) async fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     let start = js_sys::Date::now();
     while !ready() {
         assert!(js_sys::Date::now() - start < limit.as_secs_f64() * 1000.0, "not within {limit:?}: {what}");
@@ -48,7 +48,7 @@ pub async fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bo
 }
 
 /// Mount the page with `settings` into a new element of its own and return that element.
-pub fn mount(settings: RawSettings) -> HtmlElement {
+pub(crate) fn mount(settings: RawSettings) -> HtmlElement {
     let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
     document().body().unwrap().append_child(&host).unwrap();
     let handle = leptos::mount::mount_to(host.clone(), move || {
@@ -59,7 +59,7 @@ pub fn mount(settings: RawSettings) -> HtmlElement {
 }
 
 /// The element with `data-testid=id` inside `host`.
-pub fn by_testid(host: &HtmlElement, id: &str) -> HtmlElement {
+pub(crate) fn by_testid(host: &HtmlElement, id: &str) -> HtmlElement {
     host.query_selector(&format!("[data-testid='{id}']"))
         .unwrap()
         .unwrap_or_else(|| panic!("no element with data-testid={id}"))
@@ -67,32 +67,32 @@ pub fn by_testid(host: &HtmlElement, id: &str) -> HtmlElement {
 }
 
 /// The status's `data-state`.
-pub fn state(host: &HtmlElement) -> String {
+pub(crate) fn state(host: &HtmlElement) -> String {
     by_testid(host, "status").get_attribute("data-state").unwrap_or_default()
 }
 
 /// Wait until the status's `data-state` is no longer `idle`/`running`, at most `limit`; return the state.
-pub async fn wait_finished(host: &HtmlElement, limit: Duration) -> String {
+pub(crate) async fn wait_finished(host: &HtmlElement, limit: Duration) -> String {
     wait_for("the run to finish", limit, || !matches!(state(host).as_str(), "idle" | "running")).await;
     state(host)
 }
 
 /// Settings for a small run against the target: 2 warm-up requests and 2 rounds per case.
-pub fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSettings {
-    RawSettings {
-        target: target.to_string(),
-        count: n.to_string(),
-        warmup: "2".into(),
-        rounds: "2".into(),
-        clients: clients.into(),
-        mode: mode.into(),
-        autorun: true,
-        ..RawSettings::defaults("")
-    }
+pub(crate) fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSettings {
+    let mut settings = RawSettings::defaults("");
+    let plan = &mut settings.plan;
+    plan.target = target.to_string();
+    plan.count = n.to_string();
+    plan.warmup = "2".into();
+    plan.rounds = "2".into();
+    plan.clients = clients.into();
+    plan.mode = mode.into();
+    settings.autorun = true;
+    settings
 }
 
 /// Run the bench loop on `settings` without the page, with `progress` hearing every report.
-pub async fn measure_with(settings: &RawSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
+pub(crate) async fn measure_with(settings: &RawSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
     // A page with no id in a run takes no turns.
     run(&settings.check().unwrap(), cancel, progress, &|_| Box::pin(async { true })).await
 }

@@ -16,8 +16,8 @@ use crate::common::{self, measure_with};
 #[wasm_bindgen_test]
 async fn a_duration_runs_every_client_for_its_share_of_the_time_per_round() {
     let mut raw = common::small(&common::target(), "fetch,js-fetch", "reuse", 1);
-    raw.duration = "300ms".into();
-    raw.count = "not read when a duration is set".into();
+    raw.plan.duration = "300ms".into();
+    raw.plan.count = "not read when a duration is set".into();
     let seen: Rc<RefCell<Vec<Progress>>> = Rc::default();
     let log = seen.clone();
     let out = measure_with(&raw, &Cancel::default(), &move |p| log.borrow_mut().push(p)).await;
@@ -52,7 +52,7 @@ async fn a_duration_runs_every_client_for_its_share_of_the_time_per_round() {
 #[wasm_bindgen_test]
 async fn the_page_runs_by_duration_from_its_form_and_counts_rounds_on_the_bar() {
     let mut settings = common::small(&common::target(), "fetch", "reuse", 1);
-    settings.duration = "200ms".into();
+    settings.plan.duration = "200ms".into();
     let host = common::mount(settings);
     assert_eq!(common::wait_finished(&host, Duration::from_secs(30)).await, "done");
     let duration: web_sys::HtmlInputElement = common::by_testid(&host, "duration").unchecked_into();

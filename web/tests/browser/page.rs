@@ -97,7 +97,7 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
 #[wasm_bindgen_test]
 async fn bad_settings_are_refused_with_the_value_named() {
     let mut settings = common::small(&common::target(), "fetch", "reuse", 10);
-    settings.count = "lots".into();
+    settings.plan.count = "lots".into();
     let host = common::mount(settings);
     assert_eq!(common::wait_finished(&host, Duration::from_secs(5)).await, "invalid");
     let status = common::by_testid(&host, "status").text_content().unwrap();

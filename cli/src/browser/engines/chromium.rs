@@ -10,7 +10,7 @@ use crate::browser::engine::{BrowserEngine, Launch};
 use crate::process::KillOnDrop;
 
 /// Chromium or Chrome (and the other browsers built on it).
-pub struct Chromium;
+pub(super) struct Chromium;
 
 /// Headless Chromium as httpbench runs it (the page's end-to-end test too). Root needs --no-sandbox; the
 /// networking switches stop Chromium from calling home on a closed network. Never --virtual-time-budget: it

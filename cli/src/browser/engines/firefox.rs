@@ -14,7 +14,7 @@ use crate::browser::engine::{BrowserEngine, Launch};
 use crate::process::KillOnDrop;
 
 /// Firefox (Gecko): Debian's ESR, or a release.
-pub struct Firefox;
+pub(super) struct Firefox;
 
 /// The profile's preferences: no first-run or welcome pages, no telemetry, updates, add-on or settings
 /// downloads, captive-portal or connectivity probes, Safe Browsing, DNS over HTTPS, prefetching or push, so the
@@ -75,7 +75,7 @@ fn pref_line(name: &str, value: &str) -> String {
 /// test preferences make it so from the start for that host, and keep HTTP/3 on although the profile trusts a
 /// CA of its own (Firefox turns HTTP/3 off when it finds a third-party root, and no request reached the
 /// server). IPv6 is off so that `localhost` is 127.0.0.1, where the target listens, not ::1.
-pub fn quic_prefs(origins: &[String]) -> String {
+pub(super) fn quic_prefs(origins: &[String]) -> String {
     let Some((host, port)) = origins.first().and_then(|o| o.rsplit_once(':')) else {
         return String::new();
     };

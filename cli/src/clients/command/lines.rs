@@ -8,7 +8,7 @@ use httpbench_shared::{ErrorKind, Outcome};
 
 /// One line of an adapter's answer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Line<'a> {
+pub(super) enum Line<'a> {
     /// One request: how long it took by the adapter's clock, and what happened.
     Request {
         /// The adapter's own measurement of the request.
@@ -25,10 +25,10 @@ pub enum Line<'a> {
 }
 
 /// Longest line accepted: a request line is under 40 bytes, a version line a sentence.
-pub const MAX_LINE: usize = 1024;
+pub(super) const MAX_LINE: usize = 1024;
 
 /// Parse one line (without its newline). The error says what is wrong with it; the caller names the line.
-pub fn parse(line: &str) -> Result<Line<'_>, String> {
+pub(super) fn parse(line: &str) -> Result<Line<'_>, String> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line == "end" {
         return Ok(Line::End);

@@ -15,7 +15,7 @@ const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// What waiting for the next line gave.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Next<'a> {
+pub(super) enum Next<'a> {
     /// A whole line, without its newline.
     Line(&'a str),
     /// The adapter closed its stdout (it exited). A last line without its newline is dropped: a line cut
@@ -30,7 +30,7 @@ pub enum Next<'a> {
 }
 
 /// Lines of one adapter's stdout.
-pub struct LineReader {
+pub(super) struct LineReader {
     out: ChildStdout,
     buf: Vec<u8>,
     /// Start of the unread part of `buf`.
@@ -40,7 +40,7 @@ pub struct LineReader {
 
 impl LineReader {
     /// Read `out`, made non-blocking.
-    pub fn new(out: ChildStdout) -> io::Result<Self> {
+    pub(super) fn new(out: ChildStdout) -> io::Result<Self> {
         let fd = out.as_raw_fd();
         // SAFETY: fcntl on a descriptor we own, reading then setting its status flags.
         let ok = unsafe {
@@ -54,7 +54,7 @@ impl LineReader {
     }
 
     /// The next line, waiting until `deadline` at most, or until `stop` is set.
-    pub fn next(&mut self, deadline: Instant, stop: &AtomicBool) -> io::Result<Next<'_>> {
+    pub(super) fn next(&mut self, deadline: Instant, stop: &AtomicBool) -> io::Result<Next<'_>> {
         loop {
             if let Some(len) = self.buf[self.start..].iter().position(|&b| b == b'\n') {
                 let (from, to) = (self.start, self.start + len);

@@ -25,14 +25,14 @@ const STDERR_KEPT: usize = 5;
 const STDERR_LINE: usize = 300;
 /// Lines of an adapter's stderr shown; the rest are counted, and the count shown when its stderr closes (an
 /// adapter printing in a loop once flooded the terminal without end).
-pub const STDERR_SHOWN: usize = 20;
+pub(super) const STDERR_SHOWN: usize = 20;
 /// How long an adapter may take to exit once its stdin is closed.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
 /// The environment variable that marks an adapter's processes: `<httpbench's pid>-<adapter number>`, unique
 /// on the machine while httpbench runs. Every process the adapter starts inherits it, so what it left behind
 /// is found wherever the kernel re-parented it (a double fork, `setsid`), and ended with it.
-pub const TOKEN_VAR: &str = "HTTPBENCH_ADAPTER";
+pub(super) const TOKEN_VAR: &str = "HTTPBENCH_ADAPTER";
 /// Adapters started so far by this process: the second half of each token.
 static STARTED: AtomicU64 = AtomicU64::new(0);
 /// How many times the processes carrying a token are looked for: a helper that forks as it is killed leaves
@@ -47,7 +47,7 @@ struct Said {
 }
 
 /// A running adapter.
-pub struct Adapter {
+pub(super) struct Adapter {
     /// Its stdin, where batches are asked for; `None` once closed.
     pub stdin: Option<ChildStdin>,
     /// Its stdout, line by line.
@@ -63,7 +63,7 @@ pub struct Adapter {
 impl Adapter {
     /// Start `cmd` (its three pipes set up by the caller) in a process group of its own; its stderr lines are
     /// printed as `httpbench: LABEL says: ...`.
-    pub fn spawn(cmd: &mut Command, label: &str, printer: &Printer) -> std::io::Result<Adapter> {
+    pub(super) fn spawn(cmd: &mut Command, label: &str, printer: &Printer) -> std::io::Result<Adapter> {
         crate::process::die_with_parent(cmd);
         let token = format!("{}-{}", std::process::id(), STARTED.fetch_add(1, Ordering::Relaxed));
         cmd.env(TOKEN_VAR, &token);
@@ -81,7 +81,7 @@ impl Adapter {
 
     /// CPU time of the adapter and every process below it, while it runs (a zombie still tells its own);
     /// the processes below it are noted, to be ended with it.
-    pub fn cpu(&self) -> Option<CpuTime> {
+    pub(super) fn cpu(&self) -> Option<CpuTime> {
         let (cpu, below) = crate::cpu::tree_usage(self.child.id())?;
         self.note(below);
         Some(cpu)
@@ -98,7 +98,7 @@ impl Adapter {
     }
 
     /// Its exit status once it has exited, waiting `limit` at most.
-    pub fn exit_status(&mut self, limit: Duration) -> Option<ExitStatus> {
+    pub(super) fn exit_status(&mut self, limit: Duration) -> Option<ExitStatus> {
         let until = Instant::now() + limit;
         loop {
             match self.child.try_wait() {
@@ -110,7 +110,7 @@ impl Adapter {
     }
 
     /// The last line it wrote on stderr, waiting `limit` at most for its last words to come through.
-    pub fn last_said(&self, limit: Duration) -> String {
+    pub(super) fn last_said(&self, limit: Duration) -> String {
         let until = Instant::now() + limit;
         while !self.said.lock().map_or(true, |s| s.closed) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));

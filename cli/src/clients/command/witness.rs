@@ -14,29 +14,29 @@ use httpbench_shared::units::duration_ns;
 /// The coarsest clock an adapter may time with: a request timed with a clock of this resolution reads at
 /// most one tick longer than it took, so each line is allowed one tick over (a nanosecond monotonic clock
 /// needs none of it; a microsecond one, Perl's or Python's `time.time()` through floats, does).
-pub const CLOCK_TICK: Duration = Duration::from_micros(1);
+pub(super) const CLOCK_TICK: Duration = Duration::from_micros(1);
 
 /// How much faster than httpbench's clock an adapter's may run, per million: two monotonic clocks of one
 /// machine tick at one rate, except one that NTP does not slew (`CLOCK_MONOTONIC_RAW`), at most 500 ppm
 /// apart; 1000 covers it twice over.
-pub const CLOCK_RATE_PPM: u128 = 1000;
+pub(super) const CLOCK_RATE_PPM: u128 = 1000;
 
 /// The adapter's claims in one batch so far.
 #[derive(Debug, Default)]
-pub struct Witness {
+pub(super) struct Witness {
     claimed_ns: u128,
     lines: u128,
 }
 
 impl Witness {
     /// A new batch: nothing claimed yet.
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self::default()
     }
 
     /// Take a request line's `latency`, read `since_asked` after httpbench asked for the batch. The error
     /// says what does not fit; the caller names the adapter and the line.
-    pub fn check(&mut self, latency: Duration, since_asked: Duration) -> Result<(), String> {
+    pub(super) fn check(&mut self, latency: Duration, since_asked: Duration) -> Result<(), String> {
         if latency.is_zero() {
             return Err("a request of 0 ns: every request takes time; time each one with a monotonic clock \
                         around it (nanoseconds, at least 1)"

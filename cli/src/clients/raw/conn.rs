@@ -22,7 +22,7 @@ use crate::clients::{Driver, DriverConfig};
 const BUF_BYTES: usize = 64 * 1024;
 
 /// The raw-socket client.
-pub struct RawDriver {
+pub(crate) struct RawDriver {
     config: DriverConfig,
     addrs: Result<Vec<SocketAddr>, ErrorKind>,
     request: Vec<u8>,
@@ -99,7 +99,7 @@ impl Head {
 
 impl RawDriver {
     /// Resolve the host once and build the request bytes.
-    pub fn new(config: &DriverConfig) -> Self {
+    pub(crate) fn new(config: &DriverConfig) -> Self {
         let (addrs, request) = (resolve(config), request_bytes(config));
         let host = config.url.host_str().unwrap_or("");
         let tls = (config.url.scheme() == "https").then(|| tls_setup(config, host));

@@ -23,7 +23,7 @@ use crate::clients::DriverConfig;
 type Sender = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
 
 /// The HTTP/3 floor, keeping `in_flight` requests in flight.
-pub struct RawH3 {
+pub(super) struct RawH3 {
     config: DriverConfig,
     runtime: Runtime,
     endpoint: quinn::Endpoint,
@@ -40,7 +40,7 @@ type Failure = (ErrorKind, String);
 
 impl RawH3 {
     /// A client of `config`'s URL (https), with its own runtime and UDP socket.
-    pub fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
+    pub(super) fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
         let runtime = Builder::new_current_thread().enable_all().build()?;
         let host = config.url.host_str().context("the URL has no host")?.trim_matches(['[', ']']).to_string();
         let port = config.url.port_or_known_default().context("the URL has no port")?;

@@ -27,7 +27,7 @@ const MAX_HEAD: usize = 64 * 1024;
 const SCRATCH: usize = 64 * 1024;
 
 /// The pool: the poller, and a slot per request in flight.
-pub struct RawPool {
+pub(super) struct RawPool {
     mode: Mode,
     timeout: Duration,
     addr: Result<SocketAddr, ErrorKind>,
@@ -78,7 +78,7 @@ enum Step {
 
 impl RawPool {
     /// A pool keeping `in_flight` requests going; fails only when the OS refuses a poller.
-    pub fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
+    pub(super) fn new(config: &DriverConfig, in_flight: usize) -> anyhow::Result<Self> {
         Ok(RawPool {
             mode: config.mode,
             timeout: config.timeout,
