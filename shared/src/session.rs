@@ -6,58 +6,11 @@
 
 use std::time::Duration;
 
-use crate::model::{Case, Environment, ErrorKind, HttpVersion, Mode, Report, Settings, Target, Tool, SCHEMA_VERSION};
+use crate::model::{Case, Environment, ErrorKind, HttpVersion, Report, Settings, Target, Tool, SCHEMA_VERSION};
 use crate::stats::{Bin, CpuTime, Handshakes, Outcome, PhaseTimes, Recorder};
 
 /// Bars of each case's latency histogram (the page's chart).
 pub const HISTOGRAM_BINS: usize = 30;
-
-/// What identifies a case: every dimension it varies in.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CaseKey {
-    /// Client name, as the catalog spells it.
-    pub client: String,
-    /// Connection mode.
-    pub mode: Mode,
-    /// The HTTP version asked for.
-    pub http: HttpVersion,
-    /// Body size asked of the embedded server (`None`: the target as given).
-    pub body_bytes: Option<u64>,
-    /// Think time asked of the embedded server, in milliseconds (`None`: none).
-    pub server_delay_ms: Option<u64>,
-    /// Requests in flight (1: sequential).
-    pub concurrency: u32,
-}
-
-impl CaseKey {
-    /// The tag the requests of this case, case `case` of its session, carry in run `run`, under which the
-    /// embedded server counts its connections ([`crate::protocol::case_tag`]): the case's index keeps apart
-    /// cases that differ only in a dimension the tag does not name (HTTP version, body, think time).
-    pub fn tag(&self, case: usize, run: u64) -> String {
-        crate::protocol::case_tag(&self.client, self.mode, self.concurrency, run) + &format!(".n{case}")
-    }
-
-    /// `client/mode`, for progress and messages; [`Session::label`] adds the dimensions that vary.
-    pub fn label(&self) -> String {
-        format!("{}/{}", self.client, self.mode)
-    }
-}
-
-impl CaseKey {
-    /// The key of a finished case, from what its report records: how a renderer finds the case's histogram
-    /// ([`CaseHistogram::key`]) in a report whose cases and histograms need not be in the same order.
-    pub fn of(case: &Case) -> CaseKey {
-        CaseKey {
-            client: case.client.clone(),
-            mode: case.mode,
-            http: case.http_version,
-            body_bytes: case.body_bytes,
-            server_delay_ms: case.server_delay_ms,
-            // A report's concurrency came from a `u32` key; a hand-made one beyond it matches no histogram.
-            concurrency: u32::try_from(case.in_flight()).unwrap_or(u32::MAX),
-        }
-    }
-}
 
 /// What the front end should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,26 +73,6 @@ pub struct Finished {
     pub histograms: Vec<CaseHistogram>,
     /// Whether the run was stopped before its plan was done.
     pub stopped: bool,
-}
-
-struct CaseState {
-    key: CaseKey,
-    recorder: Recorder,
-    /// Summed over the rounds; `None` once any round's CPU time was unknown.
-    cpu: Option<CpuTime>,
-    /// Iterations recorded when the current round began.
-    round_start: u64,
-    /// Why the case was stopped early, once it was.
-    aborted: Option<String>,
-    /// The first reason given for each kind of failure.
-    reasons: Vec<(ErrorKind, String)>,
-    /// The HTTP version a browser reported its responses came over (it negotiates, nobody asks it).
-    observed_http: Option<HttpVersion>,
-    /// Handshakes the server saw during this case's rounds, by (TLS version, cipher suite); `None` until the
-    /// front end reported any (it can only for its own server).
-    handshakes: Option<Vec<Handshakes>>,
-    /// Connections the server accepted during this case's rounds; `None` until the front end reported any.
-    connections: Option<u64>,
 }
 
 /// A run in progress. See the module documentation for the protocol.
@@ -425,38 +358,6 @@ impl Session {
     }
 }
 
-impl CaseState {
-    /// Keep `reason` if it is the first for `kind`.
-    fn note_reason(&mut self, kind: ErrorKind, reason: String) {
-        if !self.reasons.iter().any(|(k, _)| *k == kind) {
-            self.reasons.push((kind, reason));
-        }
-    }
-
-    /// The finished case: the recorder's figures, and what the session knows of the case.
-    fn case(&self, tls: bool) -> Case {
-        let seen = self.handshakes.as_deref().filter(|_| tls);
-        Case {
-            http_version: self.observed_http.unwrap_or(self.key.http),
-            tls: seen.and_then(suite),
-            tls_full_handshakes: seen.map(|s| s.iter().map(|h| h.full).sum()),
-            tls_resumed_handshakes: seen.map(|s| s.iter().map(|h| h.resumed).sum()),
-            // In report order, without a sort (the page would carry one more sort for it).
-            error_reasons: ErrorKind::ALL
-                .iter()
-                .filter_map(|kind| self.reasons.iter().find(|(k, _)| k == kind))
-                .map(|(k, r)| format!("{k}: {r}"))
-                .collect(),
-            aborted: self.aborted.clone(),
-            concurrency: Some(u64::from(self.key.concurrency)).filter(|c| *c > 1),
-            body_bytes: self.key.body_bytes,
-            server_delay_ms: self.key.server_delay_ms,
-            connections: self.connections,
-            ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
-        }
-    }
-}
-
 /// The settings a run of `plan` over `matrix` with `timeout` records (nothing skipped yet): one home for the
 /// session's report and for checking a report against the plan it was handed ([`check_answer`]).
 pub fn planned_settings(plan: &Plan, matrix: &Matrix, timeout: Option<Duration>) -> Settings {
@@ -479,22 +380,20 @@ pub fn planned_settings(plan: &Plan, matrix: &Matrix, timeout: Option<Duration>)
     }
 }
 
-/// `VERSION SUITE` of most of a case's handshakes, if it made any.
-fn suite(seen: &[Handshakes]) -> Option<String> {
-    let most = seen.iter().filter(|h| h.full + h.resumed > 0).max_by_key(|h| h.full + h.resumed)?;
-    Some(format!("{} {}", most.version, most.cipher_suite))
-}
-
 mod answer;
+mod case;
 mod field;
 mod input;
+mod key;
 mod matrix;
 mod plan;
 mod targets;
 mod turns;
 pub use answer::{check_answer, Asked};
+use case::CaseState;
 pub use field::{Field, Spelling};
 pub use input::{FrontEnd, Input, InputError, RawPlan, Side};
+pub use key::CaseKey;
 pub use matrix::Matrix;
 pub use plan::{Budget, Limits, Plan, PlanError, RoundBudget};
 pub use targets::Targets;
