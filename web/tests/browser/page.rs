@@ -101,6 +101,6 @@ async fn bad_settings_are_refused_with_the_value_named() {
     let host = common::mount(settings);
     assert_eq!(common::wait_finished(&host, Duration::from_secs(5)).await, "invalid");
     let status = common::by_testid(&host, "status").text_content().unwrap();
-    assert!(status.contains("count 'lots'"), "{status}");
+    assert!(status.contains("count: 'lots' must be a whole number"), "{status}");
     host.remove();
 }
