@@ -158,9 +158,6 @@ impl Pool for CurlMulti {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
 }
 
 impl CurlMulti {

@@ -137,7 +137,4 @@ impl Pool for HyperPool {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
 }

@@ -71,9 +71,6 @@ impl Pool for Unable {
         pool::RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        1
-    }
 }
 
 /// What every driver needs to know.

@@ -83,13 +83,10 @@ pub struct RoundEnd {
 
 /// A client that makes a round's requests, in flight as many as it keeps.
 pub trait Pool {
-    /// Make requests while `round.budget` wants more, `in_flight` at a time, handing each finished one to
+    /// Make requests while `round.budget` wants more, as many in flight as it keeps, handing each finished one to
     /// `record`; `round.stop` ends the starting of new ones. Returns when every request started has ended, so
     /// within the budget's time plus one request's timeout, saying how the round ended.
     fn run(&mut self, round: Round<'_>, record: &mut dyn Record) -> RoundEnd;
-
-    /// Requests it keeps in flight.
-    fn in_flight(&self) -> usize;
 
     /// The library and version the client reported itself, if it did (a command client).
     fn version(&self) -> Option<String> {
@@ -220,9 +217,6 @@ impl Pool for Threads {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.drivers.len()
-    }
 }
 
 /// One worker: requests while there are tickets, each timed and sent to the runner.

@@ -161,7 +161,4 @@ impl Pool for AsyncPool {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
 }

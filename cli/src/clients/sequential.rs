@@ -33,9 +33,6 @@ impl<D: Driver> Pool for Sequential<D> {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        1
-    }
 }
 
 #[cfg(test)]

@@ -165,7 +165,4 @@ impl crate::clients::pool::Pool for RawH3 {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
 }

@@ -244,9 +244,6 @@ impl Pool for RawPool {
         RoundEnd::default()
     }
 
-    fn in_flight(&self) -> usize {
-        self.slots.len()
-    }
 }
 
 impl RawPool {
