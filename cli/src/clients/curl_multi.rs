@@ -157,7 +157,6 @@ impl Pool for CurlMulti {
         self.round(round.budget, round.stop, &mut |s| record.sample(s));
         RoundEnd::default()
     }
-
 }
 
 impl CurlMulti {

@@ -136,5 +136,4 @@ impl Pool for HyperPool {
         run_tasks(&self.runtime, self.in_flight, round, record, || pooled(config, shared));
         RoundEnd::default()
     }
-
 }

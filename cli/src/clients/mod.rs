@@ -70,7 +70,6 @@ impl Pool for Unable {
     fn run(&mut self, _: pool::Round<'_>, _: &mut dyn pool::Record) -> pool::RoundEnd {
         pool::RoundEnd::default()
     }
-
 }
 
 /// What every driver needs to know.

@@ -216,7 +216,6 @@ impl Pool for Threads {
         });
         RoundEnd::default()
     }
-
 }
 
 /// One worker: requests while there are tickets, each timed and sent to the runner.

@@ -160,5 +160,4 @@ impl Pool for AsyncPool {
         super::pool::run_tasks(&self.runtime, self.in_flight, round, record, || pooled(config, shared));
         RoundEnd::default()
     }
-
 }

@@ -32,7 +32,6 @@ impl<D: Driver> Pool for Sequential<D> {
         }
         RoundEnd::default()
     }
-
 }
 
 #[cfg(test)]

@@ -69,7 +69,6 @@ impl<B: Batched> Pool for Batches<B> {
         RoundEnd { cpu: Metered::Own(cpu), idle, broke }
     }
 
-
     fn version(&self) -> Option<String> {
         self.0.version()
     }

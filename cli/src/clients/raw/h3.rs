@@ -164,5 +164,4 @@ impl crate::clients::pool::Pool for RawH3 {
         });
         RoundEnd::default()
     }
-
 }

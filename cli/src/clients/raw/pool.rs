@@ -243,7 +243,6 @@ impl Pool for RawPool {
         self.round(round.budget, round.stop, &mut |s| record.sample(s));
         RoundEnd::default()
     }
-
 }
 
 impl RawPool {
