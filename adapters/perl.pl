@@ -124,6 +124,7 @@ sub lwp_get {
     # A die inside LWP's read loop (our deadline's alarm among them) ends the body early: LWP says so in X-Died.
     my $died = $r->header('X-Died') // '';
     return (0, 0, 'timeout', "no answer within --timeout ($timeout s)") if $died =~ /httpbench deadline|timeout/i;
+    return (0, 0, 'reset', $died) if $died =~ /reset by peer/i;
     return (0, 0, 'truncated', $died || 'the body was cut short') if $died || $r->header('Client-Aborted');
     return with_length_checked($r->code, length(${ $r->content_ref }), $r->header('Content-Length'));
 }

@@ -1,4 +1,4 @@
-# httpbench's adapter for Python clients: the standard library's http.client ("urllib"), requests, and
+# httpbench's adapter for Python clients: the standard library's http.client ("urllib"), requests, httpx and
 # aioquic (HTTP/3), chosen by the first argument. It speaks httpbench's command-client protocol (README,
 # "Command clients"): read a count n per line on stdin, make n sequential GETs of $HTTPBENCH_URL, print
 # "<ns> <status> <body_bytes>" or "<ns> 0 0 <kind> <reason>" per request, then "end". fresh = a new connection
@@ -20,6 +20,8 @@ CACERT = os.environ.get("HTTPBENCH_CACERT")
 # The largest response header section read (each field's name and value plus 32 bytes, RFC 9114 4.2.2): the
 # in-process clients' bound, handed over by httpbench (aioquic keeps none of its own).
 MAX_FIELD_SECTION = int(os.environ.get("HTTPBENCH_MAX_FIELD_SECTION", "16384"))
+# The HTTP version asked of the client (1.1, 2 or 3): the case's.
+HTTP = os.environ.get("HTTPBENCH_HTTP", "1.1")
 
 
 # No compression for any client (requests asks for gzip by default).
@@ -67,7 +69,7 @@ def kind_of(e):
         return "dns"
     if isinstance(e, ConnectionRefusedError) or "refused" in text or "connecterror" in text:
         return "connect"
-    if "incomplete" in text or "truncat" in text:
+    if "incomplete" in text or "truncat" in text or "without sending complete message body" in text:
         return "truncated"
     if isinstance(e, (ConnectionResetError, BrokenPipeError)) or "reset" in text or "remotedisconnected" in text:
         return "reset"
@@ -130,6 +132,41 @@ class Requests:
         proxies = {"http": None, "https": None}
         verify = CACERT or True
         r = get(URL, timeout=TIMEOUT, allow_redirects=False, proxies=proxies, headers=IDENTITY, verify=verify)
+        return r.status_code, len(r.content)
+
+
+class Httpx:
+    """httpx, when it is installed (HTTP/2 through its h2 extra): fresh = a new httpx.Client per request, closed
+    after it (a new pool); reuse = one Client. Each client speaks the one version asked (HTTP/2 alone by ALPN,
+    or HTTP/1.1 alone), a response over another is a protocol failure; no proxy (trust_env off: no proxy or
+    .netrc from the environment), no redirect, no compression asked."""
+
+    def __init__(self):
+        import httpcore
+        import httpx
+
+        self.httpx = httpx
+        if HTTP == "2":
+            import h2  # noqa: F401 - httpx needs it for HTTP/2; its absence is "unavailable", not a failure per request
+        self.want = "HTTP/2" if HTTP == "2" else "HTTP/1.1"
+        self.client = self.new() if REUSE else None
+        self.version = f"httpx {httpx.__version__} (httpcore {httpcore.__version__}, Python {sys.version.split()[0]})"
+
+    def new(self):
+        h2 = HTTP == "2"
+        return self.httpx.Client(
+            http1=not h2, http2=h2, verify=CACERT or True, trust_env=False, follow_redirects=False, timeout=TIMEOUT
+        )
+
+    def get(self):
+        client = self.client or self.new()
+        try:
+            r = client.get(URL, headers=IDENTITY)
+        finally:
+            if self.client is None:
+                client.close()
+        if r.http_version != self.want:
+            raise ProtocolFailure(f"the response came over {r.http_version}, not the {self.want} asked for")
         return r.status_code, len(r.content)
 
 
@@ -407,9 +444,9 @@ async def serve_async(client):
 
 
 def main():
-    kinds = {"urllib": Urllib, "requests": Requests, "aioquic": Aioquic}
+    kinds = {"urllib": Urllib, "requests": Requests, "httpx": Httpx, "aioquic": Aioquic}
     if len(sys.argv) < 2 or sys.argv[1] not in kinds:
-        sys.exit("usage: python.py urllib|requests|aioquic")
+        sys.exit("usage: python.py urllib|requests|httpx|aioquic")
     try:
         client = kinds[sys.argv[1]]()
     except ImportError as e:

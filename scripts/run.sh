@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # The main job: set up what is missing, build httpbench in release mode, and benchmark curl, ureq and reqwest
-# against the embedded target server. Arguments are passed to `httpbench` (e.g. `-n 5000 --clients all`).
+# against the embedded target server. Arguments are passed to `httpbench` (e.g. `-n 5000 --clients all`;
+# `--clients all-runtimes` sets up Bun, Deno, Java, Go and httpx first).
 # With --browser (and --browser firefox, chromium,firefox, all) it also sets up what the page needs (Firefox ESR
 # only when named) and builds the page when dist/ is missing or older than
 # its sources (scripts/ensure-page.sh), so browser vs native works from a fresh clone in this one command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# A client list that names a runtime beyond Perl, Python and Node (or all-runtimes) sets those runtimes up too,
+# and Bun and Deno are found where the set-up puts them.
+case " $* " in
+  *all-runtimes* | *bun-fetch* | *deno-fetch* | *java-http* | *go-http* | *python-httpx*) bash scripts/setup.sh --runtimes ;;
+  *) bash scripts/setup.sh ;;
+esac
+export PATH="$PWD/.tools/runtimes/node_modules/.bin:$PATH"
 
 # --browser [chromium,firefox|all]: Firefox ESR is installed only when a list names it. Nothing is exported:
 # httpbench reads HTTPBENCH_* variables itself (HTTPBENCH_FIREFOX is the Firefox binary's path).

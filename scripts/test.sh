@@ -5,11 +5,12 @@
 # to end, including the page end to end in Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# With every command client's runtime: the command-client tests run each of them.
+bash scripts/setup.sh --runtimes
 # The browser tests run in Firefox ESR too.
 bash scripts/setup-web.sh --firefox
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
-export PATH="$PWD/.tools/binaryen/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$PWD/.tools/binaryen/node_modules/.bin:$PWD/.tools/runtimes/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
 
 step() { printf '\n== %s\n' "$*" >&2; }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use httpbench_shared::model::{Engine, Pin};
-use httpbench_shared::protocol::{clients_of, native_clients, ClientInfo, HttpChoice, Modes};
+use httpbench_shared::protocol::{clients_of, native_clients, ClientInfo, HttpChoice, Modes, GROUPS};
 use httpbench_shared::{EnvironmentKind, Format};
 use url::Url;
 
@@ -184,7 +184,16 @@ fn client_help(environment: EnvironmentKind) -> String {
         true => String::new(),
         false => format!(" Command clients (not in all): {}, and your own (--client-cmd).", commands.join(", ")),
     };
-    format!("Comma-separated clients: {}, or all [default: {}].{commands}", names.join(", "), defaults.join(","))
+    let groups = match environment {
+        EnvironmentKind::Native => GROUPS.iter().map(|g| format!("{} ({})", g.name, g.about)).collect(),
+        EnvironmentKind::Browser => vec!["all".to_string()],
+    };
+    format!(
+        "Comma-separated clients: {}, or {} [default: {}].{commands}",
+        names.join(", "),
+        groups.join(", or "),
+        defaults.join(",")
+    )
 }
 
 /// The help of `--browser`, with the engines it can start (the model's list, which the engine table holds).

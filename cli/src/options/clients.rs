@@ -2,7 +2,9 @@
 //! the user's own command clients, each with the HTTP versions it speaks.
 
 use httpbench_shared::model::HttpVersion;
-use httpbench_shared::protocol::{check_name, client, native_clients, parse_client_list, shown, HttpChoice, Made};
+use httpbench_shared::protocol::{
+    check_name, client, native_clients, parse_client_list, shown, HttpChoice, Made, GROUPS,
+};
 use httpbench_shared::EnvironmentKind;
 
 use crate::clients::command::{Program, Spec};
@@ -68,8 +70,8 @@ pub(super) fn parse_client_cmds(given: &[String]) -> Result<Vec<Spec>, Usage> {
         };
         let command = command.trim();
         // The shared rule, so a name that runs is one a result file may carry; `all` means every client.
-        let checked = if name == "all" {
-            Err("'all' cannot name a client: it means every client".into())
+        let checked = if GROUPS.iter().any(|g| g.name == name) {
+            Err(format!("'{name}' cannot name a client: it names a group of clients"))
         } else {
             check_name(name)
         };
@@ -130,7 +132,7 @@ mod tests {
         expected.push("mine");
         assert_eq!(names(&chosen), expected);
         assert!(
-            matches!(&chosen[0], Client::Command(Spec { program: Program::Builtin(b), .. }) if b.script.interpreter().0 == "perl")
+            matches!(&chosen[0], Client::Command(Spec { program: Program::Builtin(b), .. }) if b.script.runtime() == "perl")
         );
         let mine = Spec {
             name: "mine".into(),

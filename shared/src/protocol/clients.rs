@@ -60,7 +60,7 @@ pub struct Adapter {
     pub install: &'static str,
 }
 
-/// The adapters, one per language.
+/// The adapters, one per language (Bun and Deno share one: fetch in both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Script {
     /// `adapters/perl.pl`, run by `perl -e`.
@@ -69,15 +69,52 @@ pub enum Script {
     Python,
     /// `adapters/node.mjs`, run by `node --input-type=module -e`.
     Node,
+    /// `adapters/fetch.mjs`, run by `bun -e`.
+    Bun,
+    /// `adapters/fetch.mjs`, run by `deno eval`.
+    Deno,
+    /// `adapters/Java.java`, written to a file and run from source by `java FILE` (the source launcher).
+    Java,
+    /// `adapters/go.go`, built once by `go build` into a program of its own.
+    Go,
+}
+
+/// How an adapter's source reaches its runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handover {
+    /// On the command line, after these flags.
+    Inline(&'static [&'static str]),
+    /// In a file of this name, given as the runtime's first argument.
+    File(&'static str),
+    /// Compiled by the runtime's `build` command from a file of this name; the program it makes runs alone.
+    Built(&'static str),
 }
 
 impl Script {
-    /// The interpreter, looked up on PATH, and its flags before the adapter's source (one argument after them).
-    pub fn interpreter(self) -> (&'static str, &'static [&'static str]) {
+    /// The runtime, looked up on PATH (for [`Handover::Built`], its compiler).
+    pub fn runtime(self) -> &'static str {
         match self {
-            Script::Perl => ("perl", &["-e"]),
-            Script::Python => ("python3", &["-c"]),
-            Script::Node => ("node", &["--input-type=module", "-e"]),
+            Script::Perl => "perl",
+            Script::Python => "python3",
+            Script::Node => "node",
+            Script::Bun => "bun",
+            Script::Deno => "deno",
+            Script::Java => "java",
+            Script::Go => "go",
+        }
+    }
+
+    /// How the adapter's source reaches the runtime.
+    pub fn handover(self) -> Handover {
+        match self {
+            Script::Perl => Handover::Inline(&["-e"]),
+            Script::Python => Handover::Inline(&["-c"]),
+            Script::Node => Handover::Inline(&["--input-type=module", "-e"]),
+            Script::Bun => Handover::Inline(&["-e"]),
+            Script::Deno => Handover::Inline(&["eval"]),
+            // The source launcher runs the first class of a file whose name ends in .java.
+            Script::Java => Handover::File("Java.java"),
+            Script::Go => Handover::Built("main.go"),
         }
     }
 }
@@ -200,10 +237,32 @@ pub enum ClientListError {
     Empty(String, String),
 }
 
+/// A name that stands for several clients of the table in a client list.
+#[derive(Debug, Clone, Copy)]
+pub struct Group {
+    /// The name in a list.
+    pub name: &'static str,
+    /// Whether it takes a client of the table.
+    pub takes: fn(&ClientInfo) -> bool,
+    /// What it is (`--help`).
+    pub about: &'static str,
+}
+
+/// The groups: `all`, the libraries ([`ClientInfo::in_all`]); `all-runtimes`, every client of the table,
+/// libraries and every runtime's command clients.
+pub const GROUPS: &[Group] = &[
+    Group { name: "all", takes: ClientInfo::in_all, about: "every in-process library" },
+    Group {
+        name: "all-runtimes",
+        takes: |_| true,
+        about: "every client of the table: the libraries and every runtime's command clients",
+    },
+];
+
 /// Read a comma-separated client list of `environment`: names in the order given, without repeats. A name is
 /// accepted when it is in `available` (the names this front end can run: table clients in table order, then
-/// any others it knows, such as a user's command clients); `all` is every client of the table in `available`
-/// that `all` includes ([`ClientInfo::in_all`]).
+/// any others it knows, such as a user's command clients); a group name ([`GROUPS`]) is every client of the
+/// table in `available` that the group takes.
 pub fn parse_client_list<'a>(
     environment: EnvironmentKind,
     list: &str,
@@ -212,8 +271,8 @@ pub fn parse_client_list<'a>(
     let expected = || available.join(", ");
     let mut out: Vec<&'a str> = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let names: Vec<&'a str> = if name == "all" {
-            available.iter().copied().filter(|n| client(environment, n).is_some_and(ClientInfo::in_all)).collect()
+        let names: Vec<&'a str> = if let Some(group) = GROUPS.iter().find(|g| g.name == name) {
+            available.iter().copied().filter(|n| client(environment, n).is_some_and(group.takes)).collect()
         } else {
             match available.iter().find(|n| **n == name) {
                 Some(n) => vec![*n],
@@ -254,6 +313,7 @@ mod tests {
         let available = ["curl", "raw", "perl-lwp", "mine"];
         let p = |s| parse_client_list(EnvironmentKind::Native, s, &available);
         assert_eq!(p("all,mine").unwrap(), ["curl", "raw", "mine"]);
+        assert_eq!(p("all-runtimes").unwrap(), ["curl", "raw", "perl-lwp"], "the table's clients, not a user's");
         assert_eq!(p("perl-lwp,curl").unwrap(), ["perl-lwp", "curl"]);
     }
 

@@ -58,14 +58,9 @@ pub enum Program {
 
 impl Spec {
     /// The command that starts the adapter for one case.
-    fn command(&self, config: &DriverConfig) -> Command {
+    fn command(&self, config: &DriverConfig) -> Result<Command, String> {
         let mut cmd = match &self.program {
-            Program::Builtin(b) => {
-                let argv = script::argv(b);
-                let mut c = Command::new(argv[0]);
-                c.args(&argv[1..]);
-                c
-            }
+            Program::Builtin(b) => script::command(b)?,
             Program::Shell(line) => {
                 let mut c = Command::new("sh");
                 c.args(["-c", line]);
@@ -74,6 +69,9 @@ impl Spec {
         };
         cmd.env("HTTPBENCH_URL", config.url.as_str())
             .env("HTTPBENCH_MODE", config.mode.as_str())
+            // The case's version, spelled as --http takes it: an adapter whose library speaks several asks
+            // for this one alone.
+            .env("HTTPBENCH_HTTP", config.http.as_str())
             .env("HTTPBENCH_TIMEOUT", config.timeout.as_secs_f64().to_string())
             // The header bound the in-process clients keep, for adapters whose library keeps none (aioquic).
             .env("HTTPBENCH_MAX_FIELD_SECTION", crate::tls::MAX_FIELD_SECTION_BYTES.to_string())
@@ -85,14 +83,14 @@ impl Spec {
             // Node reads its own variable at start, for fetch and https alike.
             cmd.env("HTTPBENCH_CACERT", &ca.path).env("NODE_EXTRA_CA_CERTS", &ca.path);
         }
-        cmd
+        Ok(cmd)
     }
 
     /// The name of what is missing when the program cannot be started, and how to install it.
     fn missing(&self) -> String {
         match &self.program {
-            Program::Builtin(b) => format!("{} is not on PATH; install: {}", b.script.interpreter().0, b.install),
-            Program::Shell(_) => "sh is not on PATH".into(),
+            Program::Builtin(b) => script::unavailable(b),
+            Program::Shell(_) => "unavailable: sh is not on PATH".into(),
         }
     }
 }
@@ -131,17 +129,17 @@ impl CommandDriver {
             broken: None,
             last_cpu: None,
         };
-        match Adapter::spawn(&mut spec.command(config), &label, printer) {
-            Ok(adapter) => {
+        let command = spec.command(config);
+        match command.map(|mut c| Adapter::spawn(&mut c, &label, printer)) {
+            Err(reason) => d.broken = Some(reason),
+            Ok(Ok(adapter)) => {
                 d.adapter = Some(adapter);
                 if let Err(broke) = d.exchange(0, stop, START_LIMIT, &mut |_, _, _| {}) {
                     d.fail(broke.reason);
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                d.broken = Some(format!("unavailable: {}", d.spec.missing()))
-            }
-            Err(e) => d.broken = Some(format!("command client {} cannot be started: {e}", spec.name)),
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => d.broken = Some(d.spec.missing()),
+            Ok(Err(e)) => d.broken = Some(format!("command client {} cannot be started: {e}", spec.name)),
         }
         d
     }

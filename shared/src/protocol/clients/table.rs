@@ -27,8 +27,19 @@ const fn command(
     install: &'static str,
     about: &'static str,
 ) -> ClientInfo {
+    command_of(name, H1, script, arg, install, about)
+}
+
+const fn command_of(
+    name: &'static str,
+    versions: &'static [HttpVersion],
+    script: Script,
+    arg: &'static str,
+    install: &'static str,
+    about: &'static str,
+) -> ClientInfo {
     let made = Made::Command(Adapter { script, arg, install });
-    ClientInfo { name, environment: EnvironmentKind::Native, default: false, versions: H1, made, about }
+    ClientInfo { name, environment: EnvironmentKind::Native, default: false, versions, made, about }
 }
 
 const fn browser(name: &'static str, feature: Option<&'static str>, about: &'static str) -> ClientInfo {
@@ -77,6 +88,14 @@ pub const CLIENTS: &[ClientInfo] = &[
         "pip install requests, or apt install python3-requests",
         "Python's requests",
     ),
+    command_of(
+        "python-httpx",
+        H1_H2,
+        Script::Python,
+        "httpx",
+        "pip install 'httpx[http2]' (scripts/setup.sh --runtimes does)",
+        "Python's httpx (HTTP/2 through h2)",
+    ),
     // HTTP/3 on aioquic, a QUIC stack independent of quinn (scripts/setup.sh installs it from PyPI).
     ClientInfo {
         versions: H3,
@@ -90,6 +109,31 @@ pub const CLIENTS: &[ClientInfo] = &[
     },
     command("node-fetch", Script::Node, "fetch", NODE, "Node's fetch (undici)"),
     command("node-http", Script::Node, "http", NODE, "Node's http/https modules"),
+    command("bun-fetch", Script::Bun, "bun", "npm install bun (scripts/setup.sh --runtimes does)", "Bun's fetch"),
+    command_of(
+        "deno-fetch",
+        H1_H2,
+        Script::Deno,
+        "deno",
+        "npm install deno (scripts/setup.sh --runtimes does)",
+        "Deno's fetch (hyper and rustls underneath)",
+    ),
+    command_of(
+        "java-http",
+        H1_H2,
+        Script::Java,
+        "http",
+        "apt install openjdk-17-jdk-headless (Java 11 or later; scripts/setup.sh --runtimes does)",
+        "Java's java.net.http.HttpClient",
+    ),
+    command_of(
+        "go-http",
+        H1_H2,
+        Script::Go,
+        "http",
+        "apt install golang-go (scripts/setup.sh --runtimes does)",
+        "Go's net/http",
+    ),
     browser("fetch", None, "window.fetch through web-sys, body read with arrayBuffer()"),
     browser("gloo-net", None, "gloo-net's fetch wrapper, body copied into wasm memory"),
     browser("xhr", None, "XMLHttpRequest through web-sys, responseType arraybuffer"),
