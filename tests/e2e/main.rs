@@ -23,6 +23,7 @@ mod page;
 mod perl_seed;
 mod placement;
 mod run;
+mod runtimes;
 mod schema;
 mod sealed;
 mod serve;
