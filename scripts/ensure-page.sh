@@ -2,7 +2,7 @@
 # Makes sure the built page is there and current: sets up what the page needs (scripts/setup-web.sh, each
 # tool only when missing) and builds it (scripts/build-page.sh) when DIST/index.html (default dist/) is
 # missing or older than any of its sources. `--dry-run` only says which: "page: up to date" or "page: stale";
-# `--firefox` is handed to setup-web.sh (Firefox ESR too). scripts/run.sh calls it for --browser.
+# `--firefox` and `--webkit` are handed to setup-web.sh (Firefox ESR, WebKitGTK too). scripts/run.sh calls it for --browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIST=${DIST:-dist}

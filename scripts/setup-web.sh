@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the browser page's build and tests need, each only when missing or at the wrong version:
-# Debian's chromium + chromium-driver (and firefox-esr with --firefox), trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
+# Debian's chromium + chromium-driver (firefox-esr with --firefox, WebKitGTK with --webkit), trunk 0.21.14, wasm-bindgen-cli at Cargo.lock's wasm-bindgen version
 # (trunk and the test runner refuse any other), and wasm-opt from npm's binaryen 132 in .tools/ (Debian's
 # binaryen is too old: its output fails at load), and terser for the page's JavaScript. Nothing here downloads a prebuilt binary of its own.
 set -euo pipefail
@@ -28,16 +28,23 @@ command -v python3 >/dev/null || missing+=(python3)
 # environment variable: httpbench reads HTTPBENCH_FIREFOX as the Firefox binary's path, and a setup switch of
 # that name, exported by run.sh, once made `run --browser all` fail with "--firefox 1: no such file".
 firefox=no
+webkit=no
 for arg in "$@"; do
   case "$arg" in
     --firefox) firefox=yes ;;
-    *) log "unknown argument '$arg': the only one is --firefox"; exit 2 ;;
+    --webkit) webkit=yes ;;
+    *) log "unknown argument '$arg': give --firefox, --webkit or both"; exit 2 ;;
   esac
 done
 if [ "$firefox" = yes ]; then
   add_missing_packages firefox-esr libnss3-tools
 fi
-install_missing "chromium, chromium-driver and npm present$([ "$firefox" = yes ] && echo ', firefox-esr and certutil too')"
+# WebKitGTK's MiniBrowser, its WebDriver (the one way to trust a certificate for one WebKitGTK session) and
+# Xvfb (MiniBrowser has no headless mode), only with `--webkit`: 75 packages, about 250 MB, 20-40 s here.
+if [ "$webkit" = yes ]; then
+  add_missing_packages libwebkit2gtk-4.1-0 xvfb webkit2gtk-driver
+fi
+install_missing "chromium, chromium-driver and npm present$([ "$firefox" = yes ] && echo ', firefox-esr and certutil too')$([ "$webkit" = yes ] && echo ', WebKitGTK, its driver and Xvfb too')"
 
 # wasm-bindgen-cli must be exactly the wasm-bindgen of Cargo.lock, and Trunk.toml must pin the same.
 WBG_VERSION=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # With every command client's runtime: the command-client tests run each of them.
 bash scripts/setup.sh --runtimes
-# The browser tests run in Firefox ESR too.
-bash scripts/setup-web.sh --firefox
+# The browser tests run in Firefox ESR and WebKitGTK too.
+bash scripts/setup-web.sh --firefox --webkit
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
 export PATH="$PWD/.tools/binaryen/node_modules/.bin:$PWD/.tools/runtimes/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
@@ -49,14 +49,15 @@ native_status=0
 cargo test --workspace --no-fail-fast -- --include-ignored 2>&1 | tee target/test-output.txt || native_status=$?
 
 # The README's main command exactly as a user types it, with a short plan: set-up, the release build, the
-# native clients and both browsers in one report. It once failed on a fresh machine with nothing running it.
+# native clients and every browser in one report. It once failed on a fresh machine with nothing running it.
 step "README: scripts/run.sh --browser all -n 50"
 readme_status=0
 bash scripts/run.sh --browser all -n 50 >target/readme-run.txt 2>target/readme-run.err || readme_status=$?
 cat target/readme-run.txt
-# One README test, counted with the others: it passed when it exited 0 and reported both engines' cases.
+# One README test, counted with the others: it passed when it exited 0 and reported every engine's cases.
 readme_ok=0
-if [ "$readme_status" -eq 0 ] && grep -Eq '^ *chromium/[^ ]+: ' target/readme-run.txt && grep -Eq '^ *firefox/[^ ]+: ' target/readme-run.txt; then
+if [ "$readme_status" -eq 0 ] && grep -Eq '^ *chromium/[^ ]+: ' target/readme-run.txt &&
+  grep -Eq '^ *firefox/[^ ]+: ' target/readme-run.txt && grep -Eq '^ *webkit/[^ ]+: ' target/readme-run.txt; then
   readme_ok=1
   echo "test result: ok. 1 passed; 0 failed; 0 ignored (scripts/run.sh --browser all -n 50)" >target/test-output-readme.txt
 else

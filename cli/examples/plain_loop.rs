@@ -50,7 +50,7 @@ fn main() -> anyhow::Result<()> {
     println!("js-fetch (the page) vs a plain JavaScript loop in headless {engine}, {pairs} pairs of {requests} requests per mode:");
     let mut ratios: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     for pair in 0..pairs {
-        let launch = Launch { binary: &binary, cpus: None, spki_pins: &[], cas: &[], quic_origins: &[] };
+        let launch = Launch { binary: &binary, cpus: None, certs: Default::default(), quic_origins: &[] };
         // Alternate which goes first, so neither always follows the other.
         let order = if pair % 2 == 0 { [true, false] } else { [false, true] };
         let mut rates = [[0.0; 2]; 2];

@@ -5,14 +5,35 @@
 use std::ops::{Deref, DerefMut};
 use std::process::{Child, Command};
 
-/// Owns a child process; dropping it kills the child and waits for it.
+/// Owns a child process; dropping it kills the child and waits for it (and with it what it keeps: its process
+/// group, [`KillOnDrop::spawn_group`], and companions, [`KillOnDrop::with`]).
 #[derive(Debug)]
-pub struct KillOnDrop(pub Child);
+pub struct KillOnDrop {
+    child: Child,
+    /// Whether to end the child's whole process group: the processes it starts (a browser's own) too.
+    group: bool,
+    /// Processes that live as long as the child and are ended after it (WebKit's X display).
+    companions: Vec<KillOnDrop>,
+}
 
 impl KillOnDrop {
     /// Start `cmd` under the guard.
     pub fn spawn(cmd: &mut Command) -> std::io::Result<Self> {
-        cmd.spawn().map(KillOnDrop)
+        cmd.spawn().map(|child| KillOnDrop { child, group: false, companions: Vec::new() })
+    }
+
+    /// Start `cmd`, a group of its own ([`die_with_parent`]), under a guard that ends the whole group: what the
+    /// child starts, which the kernel would not end with httpbench, is ended with it.
+    pub fn spawn_group(cmd: &mut Command) -> std::io::Result<Self> {
+        let mut guard = KillOnDrop::spawn(cmd)?;
+        guard.group = true;
+        Ok(guard)
+    }
+
+    /// This guard, keeping `companion` running until the child is ended, then ending it.
+    pub fn with(mut self, companion: KillOnDrop) -> Self {
+        self.companions.push(companion);
+        self
     }
 }
 
@@ -20,21 +41,31 @@ impl Deref for KillOnDrop {
     type Target = Child;
 
     fn deref(&self) -> &Child {
-        &self.0
+        &self.child
     }
 }
 
 impl DerefMut for KillOnDrop {
     fn deref_mut(&mut self) -> &mut Child {
-        &mut self.0
+        &mut self.child
     }
 }
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
+        #[cfg(unix)]
+        if self.group {
+            if let Ok(pid) = i32::try_from(self.child.id()) {
+                // SAFETY: a plain system call; the group is the child's own (its pid), made by die_with_parent,
+                // and still exists while the child is unreaped, so the id names no one else's group.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
+        }
         // Both fail only when the child is already gone, which is what we want.
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Companions after the child: dropping them ends each the same way.
+        self.companions.clear();
     }
 }
 
@@ -74,5 +105,33 @@ mod tests {
         // Reaped: the pid no longer names our child.
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         assert!(!status.contains("State:\tS"), "the child still sleeps: {status}");
+    }
+
+    /// A shell that starts a grandchild: ending the group ends the grandchild too, and the companion after.
+    #[test]
+    fn a_group_guard_ends_what_the_child_started_and_its_companions() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 31 & echo $!; wait"]).stdout(std::process::Stdio::piped());
+        die_with_parent(&mut cmd);
+        let companion = KillOnDrop::spawn(Command::new("sleep").arg("32")).unwrap();
+        let companion_pid = companion.id();
+        let mut guard = KillOnDrop::spawn_group(&mut cmd).unwrap().with(companion);
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(guard.stdout.take().unwrap()), &mut line).unwrap();
+        let grandchild: u32 = line.trim().parse().unwrap();
+        drop(guard);
+        let alive = |pid: u32| {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            status.contains("State:\tS") || status.contains("State:\tR")
+        };
+        // The grandchild was not ours to reap: killed, it is a zombie of init's at most, never asleep.
+        for _ in 0..100 {
+            if !alive(grandchild) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!alive(grandchild), "the grandchild {grandchild} outlived its group's guard");
+        assert!(!alive(companion_pid), "the companion {companion_pid} outlived the guard");
     }
 }

@@ -316,7 +316,7 @@ fn run_browser_leaves_out_fresh_mode_over_http2_with_requests_in_flight() {
     let r = BrowserRun::new("run-browser-fresh-h2-none", args).args("-c 8 --mode fresh").run();
     assert_eq!(r.code, 2, "refused up front: {}", r.err);
     assert!(r.out.is_empty(), "before any work: {}", r.out);
-    assert!(r.err.contains("no browser case can run") && r.err.contains("--mode reuse"), "{}", r.err);
+    assert!(r.err.contains("no chromium case can run") && r.err.contains("--mode reuse"), "{}", r.err);
 }
 
 /// `run --browser --body-size 0,64k --server-delay 5ms`: the page runs once per size, each against the

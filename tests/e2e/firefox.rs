@@ -109,15 +109,16 @@ fn chromium_and_firefox_over_tls_h1_and_h2_at_two_levels_in_one_report() {
     }
 }
 
-/// Reuse alone at 8 in flight: each engine's limit of six connections per host over HTTP/1.1, one
-/// connection over HTTP/2.
+/// Reuse alone at 8 in flight, in every engine (`--browser all`): each engine's limit of six connections per
+/// host over HTTP/1.1, one connection over HTTP/2.
 #[test]
-#[ignore = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it"]
-fn both_engines_keep_six_connections_per_host_over_http1_and_one_over_http2() {
+#[ignore = "needs the built page (dist/), Chromium, Firefox ESR and WebKitGTK: scripts/test.sh runs it"]
+fn every_engine_keeps_six_connections_per_host_over_http1_and_one_over_http2() {
     let args = "--tls --http both -c 8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients curl-multi";
     let r = BrowserRun::new("run-two-engines-conns", args).args("--browser-clients fetch").engines("all").run();
     assert_eq!(r.code, 0, "{NEEDS_FIREFOX}\n{}\n{}", r.err, r.out);
-    for engine in ["chromium", "firefox"] {
+    assert_eq!(r.reports.len(), 1 + Engine::STARTED.len(), "native and every engine");
+    for engine in Engine::STARTED.map(Engine::as_str) {
         let report = r.engine(engine);
         let used = |http| case(report, "fetch", "reuse", http, 8)["connections"].as_u64();
         assert_eq!(used("1.1"), Some(6), "{engine}: six per host");
@@ -138,7 +139,7 @@ fn a_missing_firefox_is_named_before_any_work() {
 fn a_browser_list_names_what_it_takes() {
     let (code, out, err) = run(&["run", "--browser", "safari", "-n", "5"]);
     assert_eq!(code, 2, "{err}");
-    assert!(out.is_empty() && err.contains("safari") && err.contains("chromium, firefox or all"), "{err}");
+    assert!(out.is_empty() && err.contains("safari") && err.contains("chromium, firefox, webkit or all"), "{err}");
     // A URL after --browser was meant as the target.
     let (code, _, err) = run(&["run", "--browser", "http://127.0.0.1:9/", "-n", "5"]);
     assert_eq!(code, 2, "{err}");

@@ -252,7 +252,7 @@ fn logged_serve(log: &std::path::Path) -> (httpbench::process::KillOnDrop, std::
     )
     .expect("httpbench serve starts");
     let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     // Drained to the end, so that serve never writes to a closed pipe.
     std::thread::spawn(move || stdout.lines().map_while(Result::ok).for_each(|l| drop(tx.send(l))));
     let (mut addr, mut ca) = (None, None);
@@ -313,7 +313,7 @@ fn the_embedded_server_answers_a_hostile_request_header_section_with_431_and_ser
     let answer = crate::h3_peers::hostile_request(addr, &ca, request_block(addr, &[])).unwrap();
     // `:status 200`, static entry 25, then the body.
     assert_eq!(response_head(&answer).get(2), Some(&indexed(STATUS_200)), "served on: {answer:?}");
-    let peak = peak_mib(child.0.id());
+    let peak = peak_mib(child.id());
     assert!(peak < 90, "the 16 MiB request was refused with at most the frame in memory: {peak} MiB");
     drop(child);
     let log = std::fs::read_to_string(&log).unwrap();

@@ -32,3 +32,4 @@ mod share;
 mod support;
 mod tls;
 mod tls_faults;
+mod webkit;

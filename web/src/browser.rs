@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use httpbench_shared::clock::{resolution, SystemClock};
+use httpbench_shared::model::Engine;
 use httpbench_shared::protocol::PageQuery;
 use httpbench_shared::{Environment, EnvironmentKind};
 use js_sys::{Promise, Reflect};
@@ -36,6 +37,13 @@ pub fn fragment() -> String {
 /// The page's origin (`http://host:port`), the default target; `null` for a page opened from a file.
 pub fn origin() -> String {
     web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
+}
+
+/// The engine this page runs in, read off its user agent as a report's is: the plan leaves out what its HTTP
+/// stack cannot speak, as `run --browser` does for it.
+pub fn engine() -> Option<Engine> {
+    let user_agent = web_sys::window()?.navigator().user_agent().ok()?;
+    Some(Engine::of_user_agent(Some(&user_agent)).0)
 }
 
 /// The browser environment, with the versions of `clients`.

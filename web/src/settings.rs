@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use httpbench_shared::model::Engine;
 use httpbench_shared::protocol::{browser_clients, check_page_id, PageQuery};
 use httpbench_shared::session::{Field, FrontEnd, Limits, Matrix, Plan, RawPlan, Side, Spelling, Targets};
 use httpbench_shared::EnvironmentKind;
@@ -75,16 +76,19 @@ impl RawSettings {
 
     /// Check every value by shared's parse of a raw plan, for this build's clients; the error names the field
     /// and the bad value. A duration, when given, replaces the count, which is then not read at all (the form
-    /// keeps showing it). A plan with no case to run is refused with what was left out.
-    pub fn check(&self) -> Result<RunSettings, String> {
+    /// keeps showing it). A plan with no case to run is refused with what was left out. `engine`: the page's
+    /// (`browser::engine`), whose HTTP stack leaves out what it cannot speak, as `run --browser` does for it.
+    pub fn check(&self, engine: Option<Engine>) -> Result<RunSettings, String> {
         let page = match &self.page {
             Some(id) => Some(check_page_id(id).map(|()| id.clone())?),
             None => None,
         };
         let front = FrontEnd { spelling: Spelling::Page, own_server: None, takes_turns: page.is_some() };
         let clients = available_clients();
-        let side = Side::listed(EnvironmentKind::Browser, &self.plan.clients, &clients, Field::Clients, Spelling::Page)
-            .map_err(|e| e.0)?;
+        let mut side =
+            Side::listed(EnvironmentKind::Browser, &self.plan.clients, &clients, Field::Clients, Spelling::Page)
+                .map_err(|e| e.0)?;
+        side.engine = engine;
         let input = self.plan.parse(&front, &[side]).map_err(|e| e.0)?;
         // A front end without a server of its own is always given its targets.
         let targets = input.targets.ok_or("target: give an http:// or https:// URL")?;

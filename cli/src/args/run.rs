@@ -105,6 +105,10 @@ pub(crate) struct RunArgs {
     /// Firefox binary for --browser firefox [default: firefox-esr or firefox on PATH].
     #[arg(long, value_name = "PATH", env = "HTTPBENCH_FIREFOX")]
     pub firefox: Option<PathBuf>,
+    /// WebKitGTK's MiniBrowser for --browser webkit [default: MiniBrowser on PATH, or where
+    /// libwebkit2gtk-4.1-0 puts it]; started by WebKitWebDriver on an Xvfb display of its own.
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_WEBKIT")]
+    pub webkit: Option<PathBuf>,
     #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
     pub browser_clients: Option<String>,
     /// CPU placement of Chromium for --browser, relative to the embedded server: none = every CPU, as a
@@ -118,10 +122,10 @@ pub(crate) struct RunArgs {
 }
 
 impl RunArgs {
-    /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`; its
+    /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`, `--webkit`; its
     /// [`BrowserEngine::path_flag`](crate::browser::BrowserEngine::path_flag)), if any.
     pub(crate) fn browser_path(&self, flag: &str) -> Option<&std::path::Path> {
-        let given = [("--chromium", &self.chromium), ("--firefox", &self.firefox)];
+        let given = [("--chromium", &self.chromium), ("--firefox", &self.firefox), ("--webkit", &self.webkit)];
         given.into_iter().find(|(f, _)| *f == flag).and_then(|(_, path)| path.as_deref())
     }
 }

@@ -2,7 +2,7 @@
 //! binary and the flag that names one instead, how to install it, how it accepts the run's servers over TLS, by
 //! which host it reaches the HTTP/3 target, how it starts and how it is ended. Each engine it can start has a
 //! module of its own under [`super::engines`], and every lookup goes through that module's one table
-//! ([`super::engines::ENGINES`]): an engine not in it (WebKit) cannot be started by accident. And how a browser
+//! ([`super::engines::ENGINES`]): an engine not in it cannot be started by accident. And how a browser
 //! is started for one page run ([`Launch`]): on a start page in its profile folder that goes on to the page, by
 //! its engine's way, placed on its CPUs and dying with httpbench; the end of its log explains a failure
 //! ([`tail`]).
@@ -27,6 +27,11 @@ pub trait BrowserEngine: Sync {
     /// The names its binary is tried by on PATH, in order.
     fn binary_names(&self) -> &'static [&'static str];
 
+    /// Folders its binary is installed in beyond PATH (WebKitGTK's MiniBrowser is not on PATH), tried after it.
+    fn known_dirs(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The flag of `run` that names its binary instead (`--chromium`).
     fn path_flag(&self) -> &'static str;
 
@@ -34,10 +39,10 @@ pub trait BrowserEngine: Sync {
     fn install_hint(&self) -> &'static str;
 
     /// Make the browser accept the run's servers over TLS (none given: plaintext, nothing to do), from their
-    /// keys' SPKI pins and their CA files: each engine trusts by one of them, never by turning verification
-    /// off. Anything kept in the profile folder `profile` is set up there; the arguments to start it with are
-    /// returned.
-    fn trust(&self, spki_pins: &[String], cas: &[PathBuf], profile: &Path) -> anyhow::Result<Vec<String>>;
+    /// keys' SPKI pins, their CA files or their leaf certificates: each engine trusts by one of them, never by
+    /// turning verification off. Anything kept in the profile folder `profile` is set up there; what it is
+    /// started with is returned (Chromium's arguments; WebKit's certificate files for its session).
+    fn trust(&self, servers: &ServerCerts<'_>, profile: &Path) -> anyhow::Result<Vec<String>>;
 
     /// The host name it is given for the HTTP/3 target, which listens on 127.0.0.1 (its QUIC set-up, in
     /// [`start`](Self::start), covers the origins by this host).
@@ -86,16 +91,25 @@ impl Binary {
     }
 }
 
+/// What identifies the run's servers over TLS (each slice empty over plaintext), for [`BrowserEngine::trust`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerCerts<'a> {
+    /// The SPKI pins of the servers' keys (how Chromium is told to accept them).
+    pub spki_pins: &'a [String],
+    /// The servers' CA files (what Firefox's profile trusts).
+    pub cas: &'a [PathBuf],
+    /// The servers' own (leaf) certificates (what a WebKit session is told to accept for 127.0.0.1).
+    pub leaves: &'a [PathBuf],
+}
+
 /// How a browser is started for one page run.
 pub struct Launch<'a> {
     /// The browser.
     pub binary: &'a Binary,
     /// The CPUs it may run on (Linux), if placed.
     pub cpus: Option<&'a [usize]>,
-    /// Over HTTPS: the SPKI pins of the servers' keys (how Chromium is told to accept them).
-    pub spki_pins: &'a [String],
-    /// Over HTTPS: the servers' CA files (what Firefox's profile trusts).
-    pub cas: &'a [PathBuf],
+    /// Over HTTPS: what identifies the servers.
+    pub certs: ServerCerts<'a>,
     /// The origins to reach over QUIC (`HOST:PORT`, by the engine's
     /// [`quic_host`](super::BrowserEngine::quic_host)), the HTTP/3 target's; none: no QUIC at all.
     pub quic_origins: &'a [String],
@@ -121,9 +135,15 @@ impl Launch<'_> {
     /// The browser's command: killed with httpbench even when httpbench itself is killed (a test's timeout
     /// once left one running), placed on its CPUs, its output going to `log`.
     pub(in crate::browser) fn command(&self, log: &Path) -> anyhow::Result<Command> {
+        self.command_of(&self.binary.path, log)
+    }
+
+    /// [`command`](Self::command) of another program the engine starts its browser with (WebKit's X display
+    /// and WebDriver), placed and ended the same way.
+    pub(in crate::browser) fn command_of(&self, program: &Path, log: &Path) -> anyhow::Result<Command> {
         let name = self.name();
         let log_file = std::fs::File::create(log).with_context(|| format!("cannot create {name}'s log file"))?;
-        let mut cmd = Command::new(&self.binary.path);
+        let mut cmd = Command::new(program);
         crate::process::die_with_parent(&mut cmd);
         if let Some(cpus) = self.cpus {
             placement::pin_command(&mut cmd, cpus).with_context(|| format!("cannot place {name} on its CPUs"))?;

@@ -13,9 +13,10 @@ use super::engine::Binary;
 pub struct BrowserOptions {
     /// The browsers, one per engine, in the order they run.
     pub binaries: Vec<Binary>,
-    /// The browser cases' dimensions: the run's, for the browser clients, in the order given (the page builds
-    /// the same matrix from its query); checked to hold a case to run.
-    pub matrix: Matrix,
+    /// The browser cases' dimensions, one per engine in the order of `binaries`: the run's, for the browser
+    /// clients, less what the engine cannot speak (the page builds the same matrix from its query and its
+    /// engine); each checked to hold a case to run.
+    pub matrices: Vec<Matrix>,
     /// The built page.
     pub page_dir: PathBuf,
     /// The browsers' placement, relative to the embedded server.

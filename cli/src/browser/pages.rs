@@ -21,7 +21,7 @@ use httpbench_shared::protocol::{seal_fragment, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
-use super::engine::{tail, BrowserEngine, Launch};
+use super::engine::{tail, BrowserEngine, Launch, ServerCerts};
 use super::options::BrowserOptions;
 use super::page;
 use super::placement::BrowserPlacement;
@@ -81,8 +81,9 @@ pub struct Pages<'a> {
     turns: Turns,
     placed: Option<BrowserPlacement>,
     limit: Duration,
-    /// What every page was asked to run: its report must answer it (shared's `check_answer`).
-    asked: (Plan, Matrix, Duration),
+    /// What every page was asked to run (a matrix per page): its report must answer it (shared's
+    /// `check_answer`).
+    asked: (Plan, Vec<Matrix>, Duration),
     progress: bool,
     stop: &'a AtomicBool,
 }
@@ -101,18 +102,18 @@ impl<'a> Pages<'a> {
         progress: bool,
         stop: &'a AtomicBool,
     ) -> Self {
-        let matrix = &b.matrix;
-        let (pins, cas) = (targets.pins(), targets.cas());
+        let (pins, cas, leaves) = (targets.pins(), targets.cas(), targets.leaves());
+        let certs = ServerCerts { spki_pins: &pins, cas: &cas, leaves: &leaves };
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
         let mut turns = Turns::new(b.binaries.len() + 1);
         let seals: Vec<anyhow::Result<String>> =
             b.binaries.iter().map(|binary| targets.server.seal(binary.id().as_str())).collect();
-        for (i, (binary, seal)) in b.binaries.iter().zip(seals).enumerate() {
+        for (i, ((binary, seal), matrix)) in b.binaries.iter().zip(seals).zip(&b.matrices).enumerate() {
             let engine = binary.engine();
             let (targets_of_cases, quic_origins) = (targets.targets(engine), targets.quic_origins(engine));
             let page_plan = page::PagePlan { plan, matrix, targets: &targets_of_cases, timeout };
-            let launch = Launch { binary, cpus, spki_pins: &pins, cas: &cas, quic_origins: &quic_origins };
+            let launch = Launch { binary, cpus, certs, quic_origins: &quic_origins };
             let url = seal.map(|s| page_plan.url(&targets.server.url, binary.id().as_str()) + &seal_fragment(&s));
             let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(engine, e));
             if run.outcome.is_some() {
@@ -121,7 +122,7 @@ impl<'a> Pages<'a> {
             pages.push(run);
         }
         let limit = page::silence_limit(timeout);
-        let asked = (*plan, matrix.clone(), timeout);
+        let asked = (*plan, b.matrices.clone(), timeout);
         Pages { server: targets.server, pages, turns, placed, limit, asked, progress, stop }
     }
 
@@ -228,7 +229,8 @@ impl<'a> Pages<'a> {
     /// Page `side`'s report, if it answers the plan the page was given; else why not (nothing of it is
     /// reported: its figures would stand as the run's).
     fn answers(&self, side: usize, report: Report) -> anyhow::Result<Report> {
-        let (plan, matrix, timeout) = &self.asked;
+        let (plan, matrices, timeout) = &self.asked;
+        let matrix = &matrices[side - 1];
         let engine = self.pages[side - 1].engine.id();
         let asked = Asked { plan, matrix, timeout: Some(*timeout), engine: Some(engine) };
         match check_answer(&report, &asked) {

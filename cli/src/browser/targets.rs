@@ -79,6 +79,12 @@ impl BrowserTargets<'_> {
         self.servers().filter_map(|s| s.ca.clone()).collect()
     }
 
+    /// The servers' own (leaf) certificate files, for an engine that accepts a server by its certificate (over
+    /// TLS).
+    pub(in crate::browser) fn leaves(&self) -> Vec<PathBuf> {
+        self.servers().filter_map(|s| s.leaf.clone()).collect()
+    }
+
     /// The origins `engine` must reach over QUIC (`HOST:PORT`, by its [`BrowserEngine::quic_host`]): the
     /// HTTP/3 target's.
     pub(in crate::browser) fn quic_origins(&self, engine: &dyn BrowserEngine) -> Vec<String> {

@@ -54,23 +54,23 @@ pub(crate) struct RunOptions {
 }
 
 /// `--browser-clients` (every browser client of the table: one the page was built without is reported by the
-/// page itself), run by each engine of `--browser`; `None` without `--browser`.
-fn browser_side(a: &RunArgs) -> Result<Option<Side>, Usage> {
+/// page itself), a side for each engine of `--browser` (its HTTP stack leaves out what it cannot speak); none
+/// without `--browser`.
+fn browser_sides(a: &RunArgs) -> Result<Vec<Side>, Usage> {
     let Some(engines) = &a.browser else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let known: Vec<&'static str> = browser_clients().map(|c| c.name).collect();
     let defaults: Vec<&'static str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();
     let list = a.browser_clients.clone().unwrap_or_else(|| defaults.join(","));
-    let mut side = Side::listed(EnvironmentKind::Browser, &list, &known, Field::BrowserClients, Spelling::Cli)
+    let side = Side::listed(EnvironmentKind::Browser, &list, &known, Field::BrowserClients, Spelling::Cli)
         .map_err(|e| Usage(e.0))?;
-    side.runs = engines.0.len();
-    Ok(Some(side))
+    Ok(engines.0.iter().map(|&engine| Side { engine: Some(engine), ..side.clone() }).collect())
 }
 
-/// The browsers of `--browser` and the built page, for the browser cases of `matrix`.
-fn browser_options(a: &RunArgs, matrix: Option<Matrix>) -> Result<Option<BrowserOptions>, Usage> {
-    let (Some(engines), Some(matrix)) = (&a.browser, matrix) else {
+/// The browsers of `--browser` and the built page, for the browser cases of `matrices` (one per engine).
+fn browser_options(a: &RunArgs, matrices: Vec<Matrix>) -> Result<Option<BrowserOptions>, Usage> {
+    let Some(engines) = &a.browser else {
         return Ok(None);
     };
     // The browsers before the page: a missing browser cannot be fixed by building the page. Each engine's
@@ -86,7 +86,7 @@ fn browser_options(a: &RunArgs, matrix: Option<Matrix>) -> Result<Option<Browser
         .map_err(Usage)?;
     let page_dir = page_dir(a.page_dir.as_deref())?
         .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
-    Ok(Some(BrowserOptions { binaries, matrix, page_dir, pin: a.browser_pin }))
+    Ok(Some(BrowserOptions { binaries, matrices, page_dir, pin: a.browser_pin }))
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.
@@ -128,9 +128,9 @@ impl RunOptions {
                 .iter()
                 .filter_map(|c| Some((c.name().to_string(), c.declared_versions()?.to_vec())))
                 .collect(),
-            runs: 1,
+            engine: None,
         };
-        let sides: Vec<Side> = std::iter::once(native).chain(browser_side(a)?).collect();
+        let sides: Vec<Side> = std::iter::once(native).chain(browser_sides(a)?).collect();
         let front = FrontEnd { spelling: Spelling::Cli, own_server: Some(a.tls), takes_turns: a.browser.is_some() };
         let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.0))?;
         let mut matrices = input.matrices.into_iter();
@@ -159,7 +159,7 @@ impl RunOptions {
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: a.pin.pin(),
-            browser: browser_options(a, matrices.next())?,
+            browser: browser_options(a, matrices.collect())?,
         })
     }
 }
@@ -258,7 +258,7 @@ mod tests {
         assert!(e.ends_with("give an https URL or add --tls for the embedded server"), "{e}");
         let e =
             refused(&["--tls", "--http", "2", "-c", "8", "--mode", "fresh", "--browser", "--browser-clients", "xhr"]);
-        assert!(e.starts_with("no browser case can run: xhr/fresh over HTTP/2 at concurrency 8 ("), "{e}");
+        assert!(e.starts_with("no chromium case can run: xhr/fresh over HTTP/2 at concurrency 8 ("), "{e}");
         assert!(e.ends_with("; add --mode reuse or a level of 1 to -c/--concurrency"), "{e}");
         let e = refused(&["http://127.0.0.1:9/", "--body-size", "1k"]);
         assert!(e.starts_with("--body-size asks the embedded server (/bytes/N, delay_ms=N), not http://127.0.0.1:9/"));

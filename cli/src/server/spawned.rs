@@ -28,6 +28,8 @@ pub struct ChildServer {
     pub ca: Option<PathBuf>,
     /// Over HTTPS: the SPKI pin of its key (what Chromium is told to accept).
     pub pin: Option<String>,
+    /// Over HTTPS: its own certificate's file, beside the CA's (what a WebKit session is told to accept).
+    pub leaf: Option<PathBuf>,
     events: Receiver<ServerEvent>,
     /// Where the turns are handed out (`go ID PASS` lines).
     stdin: Mutex<ChildStdin>,
@@ -120,7 +122,8 @@ impl ChildServer {
                 }
             }
         });
-        Ok(ChildServer { child, url, ca, pin, events, stdin })
+        let leaf = ca.as_deref().map(super::tls::leaf_beside);
+        Ok(ChildServer { child, url, ca, pin, leaf, events, stdin })
     }
 
     /// The child's process id (for CPU placement and diagnostics).

@@ -93,11 +93,18 @@ fn pin(spki: &[u8]) -> String {
     format!("sha256/{}", base64::engine::general_purpose::STANDARD.encode(digest.as_ref()))
 }
 
-/// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem`; ALPN
-/// offers `versions`.
+/// The generated server certificate's file, beside its CA's (`httpbench-ca.pem`): what an engine that
+/// accepts a server by its own certificate (WebKit) is given.
+pub(crate) fn leaf_beside(ca_file: &Path) -> PathBuf {
+    ca_file.with_file_name("httpbench-cert.pem")
+}
+
+/// Generate a CA and a server certificate signed by it, and write the CA to `dir/httpbench-ca.pem` and the
+/// server's certificate beside it ([`leaf_beside`]); ALPN offers `versions`.
 pub(crate) fn generated(dir: &Path, versions: &[HttpVersion]) -> anyhow::Result<Tls> {
-    let (ca_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
+    let (ca_pem, leaf_pem, chain, key, spki) = generate().context("cannot generate the server's certificate")?;
     let ca_file = dir.join("httpbench-ca.pem");
+    crate::output::write_atomic(&leaf_beside(&ca_file), &leaf_pem)?;
     crate::output::write_atomic(&ca_file, &ca_pem)?;
     let quic = quic_config(&chain, &key, versions)?;
     let config = server_config(chain, key, versions).context("the generated certificate was refused")?;
@@ -143,7 +150,9 @@ fn server_config(
 }
 
 /// (CA PEM, server chain, server key, server SPKI DER).
-fn generate() -> Result<(String, Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, Vec<u8>), rcgen::Error> {
+type Generated = (String, String, Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, Vec<u8>);
+
+fn generate() -> Result<Generated, rcgen::Error> {
     let ca_key = KeyPair::generate()?;
     let mut ca = CertificateParams::new(Vec::<String>::new())?;
     ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -157,7 +166,7 @@ fn generate() -> Result<(String, Vec<CertificateDer<'static>>, PrivateKeyDer<'st
     let cert = leaf.signed_by(&key, &issuer)?;
     let spki = key.subject_public_key_info();
     let der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    Ok((ca_cert.pem(), vec![cert.der().clone(), ca_cert.der().clone()], der, spki))
+    Ok((ca_cert.pem(), cert.pem(), vec![cert.der().clone(), ca_cert.der().clone()], der, spki))
 }
 
 #[cfg(test)]

@@ -1,25 +1,36 @@
-//! The browser engines httpbench runs the page in (`run --browser chromium,firefox`), and which engine a
+//! The browser engines httpbench runs the page in (`run --browser chromium,firefox,webkit`), what their HTTP
+//! stacks cannot speak, and which engine a
 //! browser report came from: read off the user agent the page recorded, so files written before engines were
 //! a dimension (a v3 file's `browser/...` cases, from Chromium) read as they ran, with no field to add.
 
 use std::fmt;
 
-use super::{Environment, EnvironmentKind};
+use super::{Environment, EnvironmentKind, HttpVersion};
 
-/// A browser engine, each with its own HTTP stack (Chromium's //net, Firefox's Necko, WebKit's CFNetwork).
+/// A browser engine, each with its own HTTP stack (Chromium's //net, Firefox's Necko, WebKitGTK's libsoup).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Engine {
     /// Chromium or Chrome (and the other browsers built on it).
     Chromium,
     /// Firefox (Gecko).
     Firefox,
-    /// Safari (WebKit): the page runs there when opened by hand; `run --browser` cannot start it.
+    /// WebKit as WebKitGTK builds it, over libsoup: not Safari, whose network stack (Apple's) differs. A page
+    /// opened by hand in Safari reads as this engine too (its user agent cannot tell them apart).
     Webkit,
 }
 
 impl Engine {
     /// The engines `run --browser` can start, in the order `--browser all` runs them.
-    pub const STARTED: [Engine; 2] = [Engine::Chromium, Engine::Firefox];
+    pub const STARTED: [Engine; 3] = [Engine::Chromium, Engine::Firefox, Engine::Webkit];
+
+    /// Why this engine's HTTP stack cannot run cases over `http`, if it cannot: the one home of that fact, for
+    /// the CLI's plan and the page's alike.
+    pub fn cannot_speak(self, http: HttpVersion) -> Option<&'static str> {
+        match (self, http) {
+            (Engine::Webkit, HttpVersion::Http3) => Some("WebKitGTK's network stack, libsoup, has no HTTP/3"),
+            _ => None,
+        }
+    }
 
     /// The lowercase name that prefixes this engine's cases (`firefox/fetch/reuse`).
     pub fn as_str(self) -> &'static str {
@@ -32,7 +43,8 @@ impl Engine {
 
     /// The engine a `navigator.userAgent` names, with its version as the user agent gives it (Chromium's
     /// reduced user agent gives only the major version: `156.0.0.0`). Firefox says `Firefox/153.0`; WebKit
-    /// says `Version/18.1 Safari/...` without Chrome's token; anything else, and no user agent at all (the
+    /// says `Safari/...` without Chrome's token, with Safari's version (`Version/18.1`) on Apple's systems and
+    /// none of its own in WebKitGTK; anything else, and no user agent at all (the
     /// files before engines were a dimension, all from Chromium), is Chromium.
     pub fn of_user_agent(user_agent: Option<&str>) -> (Engine, Option<String>) {
         let ua = user_agent.unwrap_or_default();
@@ -48,12 +60,14 @@ impl Engine {
             return (Engine::Chromium, Some(v));
         }
         if ua.contains("Safari/") {
-            return (Engine::Webkit, version_after("Version/"));
+            // WebKitGTK writes a Safari version there that is not its own (2.50.6 says `Version/60.5`): none.
+            let gtk = ua.contains("X11;") || ua.contains("Linux");
+            return (Engine::Webkit, if gtk { None } else { version_after("Version/") });
         }
         (Engine::Chromium, None)
     }
 
-    /// The engines named in a `--browser` list (`chromium`, `firefox`, comma-separated, or `all`), in the
+    /// The engines named in a `--browser` list (`chromium`, `firefox`, `webkit`, comma-separated, or `all`), in the
     /// order given, each once; an error naming the bad value and what is accepted.
     pub fn parse_list(text: &str) -> Result<Vec<Engine>, String> {
         let mut engines = Vec::new();
@@ -125,6 +139,9 @@ mod tests {
         assert_eq!(Engine::of_user_agent(Some(CHROMIUM)), (Engine::Chromium, Some("156.0.0.0".into())));
         assert_eq!(Engine::of_user_agent(Some(FIREFOX)), (Engine::Firefox, Some("153.0".into())));
         assert_eq!(Engine::of_user_agent(Some(SAFARI)), (Engine::Webkit, Some("18.1".into())));
+        let gtk =
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/60.5 Safari/605.1.15";
+        assert_eq!(Engine::of_user_agent(Some(gtk)), (Engine::Webkit, None), "not WebKitGTK's own version");
         assert_eq!(Engine::of_user_agent(None), (Engine::Chromium, None), "files before engines: Chromium");
         assert_eq!(Engine::of_user_agent(Some("curl/8")), (Engine::Chromium, None));
     }
@@ -135,6 +152,19 @@ mod tests {
         assert_eq!(Engine::parse_list("firefox, chromium,firefox").unwrap(), [Engine::Firefox, Engine::Chromium]);
         assert_eq!(Engine::parse_list("all").unwrap(), Engine::STARTED);
         let e = Engine::parse_list("chromium,safari").unwrap_err();
-        assert!(e.contains("`safari`") && e.contains("chromium, firefox or all"), "{e}");
+        assert!(e.contains("`safari`") && e.contains("chromium, firefox, webkit or all"), "{e}");
+        assert_eq!(Engine::parse_list("webkit,chrome").unwrap(), [Engine::Webkit, Engine::Chromium]);
+    }
+
+    #[test]
+    fn only_webkit_leaves_a_version_out_and_says_why() {
+        for engine in Engine::STARTED {
+            for http in [HttpVersion::Http11, HttpVersion::Http2] {
+                assert_eq!(engine.cannot_speak(http), None, "{engine} {http}");
+            }
+        }
+        assert_eq!(Engine::Chromium.cannot_speak(HttpVersion::Http3), None);
+        assert_eq!(Engine::Firefox.cannot_speak(HttpVersion::Http3), None);
+        assert!(Engine::Webkit.cannot_speak(HttpVersion::Http3).unwrap().contains("no HTTP/3"));
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::field::{Field, Spelling};
 use super::plan::{Budget, Plan};
 use super::{Matrix, Targets};
-use crate::model::{EnvironmentKind, HttpVersion};
+use crate::model::{Engine, EnvironmentKind, HttpVersion};
 use crate::parse::MAX_CASES;
 use crate::protocol::{
     parse_client_list, parse_concurrency, parse_delays, parse_duration, parse_sizes, parse_timeout, HttpChoice,
@@ -145,8 +145,9 @@ pub struct Side {
     pub clients: Vec<String>,
     /// The HTTP versions of clients beyond the catalog (command clients), as [`Matrix::declared_versions`].
     pub declared_versions: BTreeMap<String, Vec<HttpVersion>>,
-    /// How many times its cases run: one per browser engine; 1 otherwise.
-    pub runs: usize,
+    /// The browser engine its cases run in (`run --browser` has a side per engine; the page, its own), whose
+    /// HTTP stack may leave cases out ([`Engine::cannot_speak`]); `None`: native, or an engine not known.
+    pub engine: Option<Engine>,
 }
 
 impl Side {
@@ -162,7 +163,7 @@ impl Side {
         let clients =
             parse_client_list(environment, list, available).map_err(|e| InputError::of(field, spelling, e))?;
         let clients = clients.into_iter().map(String::from).collect();
-        Ok(Side { environment, clients, declared_versions: BTreeMap::new(), runs: 1 })
+        Ok(Side { environment, clients, declared_versions: BTreeMap::new(), engine: None })
     }
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::CaseKey;
-use crate::model::{EnvironmentKind, HttpVersion, Mode};
+use crate::model::{Engine, EnvironmentKind, HttpVersion, Mode};
 use crate::protocol::{cannot_run_at, cannot_run_fresh, cannot_speak};
 use crate::view::LoadParts;
 
@@ -35,6 +35,9 @@ pub struct Matrix {
     /// record the version their responses came over. Otherwise a case whose responses came over another
     /// version than it asked for is stopped with that reason.
     pub negotiated: bool,
+    /// The browser engine the cases run in, if known: its HTTP stack leaves out the versions it cannot speak
+    /// ([`Engine::cannot_speak`]: WebKitGTK has no HTTP/3), for every client alike.
+    pub engine: Option<Engine>,
 }
 
 impl Matrix {
@@ -51,6 +54,7 @@ impl Matrix {
             concurrency: vec![1],
             declared_versions: BTreeMap::new(),
             negotiated: false,
+            engine: None,
         }
     }
 
@@ -65,7 +69,8 @@ impl Matrix {
                 .copied()
                 .filter(|&http| {
                     let declared = self.declared_versions.get(client).map(Vec::as_slice);
-                    let reason = cannot_speak(self.environment, client, http, declared);
+                    let reason = (self.engine.and_then(|e| e.cannot_speak(http)))
+                        .or_else(|| cannot_speak(self.environment, client, http, declared));
                     if let Some(reason) = reason {
                         skipped.push(format!("{client} over {http} ({reason})"));
                     }

@@ -130,7 +130,7 @@ impl PageState {
         if self.running.get_untracked() {
             return;
         }
-        match raw.check() {
+        match raw.check(crate::browser::engine()) {
             Ok(settings) => {
                 self.refused.set(false);
                 self.progress.set(None);

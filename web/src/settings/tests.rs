@@ -17,7 +17,7 @@ fn from_link(search: &str) -> RawSettings {
 fn refused(f: fn(&mut RawPlan)) -> String {
     let mut s = RawSettings::defaults("http://h:1");
     f(&mut s.plan);
-    s.check().unwrap_err()
+    s.check(None).unwrap_err()
 }
 
 #[test]
@@ -27,13 +27,13 @@ fn query_overrides_defaults_and_decodes() {
         "&n=40&warmup=2&rounds=2&clients=fetch,xhr&mode=reuse&c=1,8&autorun=1"
     ));
     assert!(s.autorun);
-    let r = s.check().unwrap();
+    let r = s.check(None).unwrap();
     assert_eq!(r.targets, Targets::one("http://127.0.0.1:8080/bytes/10"));
     assert_eq!(r.plan, Plan { budget: Budget::Count(40), warmup: 2, rounds: 2, interleave: true });
     assert_eq!(r.matrix.clients, ["fetch", "xhr"]);
     assert_eq!(r.matrix.modes, [Mode::Reuse]);
     assert_eq!(r.matrix.concurrency, [1, 8]);
-    assert_eq!(from_link("").check().unwrap().matrix.concurrency, [1], "sequential unless the link says");
+    assert_eq!(from_link("").check(None).unwrap().matrix.concurrency, [1], "sequential unless the link says");
 }
 
 #[test]
@@ -43,7 +43,7 @@ fn a_link_carries_the_whole_plan_of_run_browser() {
         "&n=40&rounds=2&interleave=0&timeout=2500ms&clients=fetch&mode=both&http=both&c=1,8",
         "&size=0,16384&delay=5ms"
     );
-    let r = from_link(q).check().unwrap();
+    let r = from_link(q).check(None).unwrap();
     assert!(!r.plan.interleave);
     assert_eq!(r.timeout, Duration::from_millis(2500));
     assert_eq!(r.targets.of_version(HttpVersion::Http11), "https://127.0.0.1:8444/");
@@ -55,15 +55,15 @@ fn a_link_carries_the_whole_plan_of_run_browser() {
     let (cases, skipped) = m.cases();
     assert_eq!(cases.len(), 2 * 2 * 2 * 2 - 2, "fresh over HTTP/2 at 8 in flight is left out, at both sizes");
     assert_eq!(skipped, ["fetch/fresh over HTTP/2 at concurrency 8 (a browser multiplexes its requests in flight on one HTTP/2 connection)"]);
-    let by_hand = from_link("?target=https%3A%2F%2Fh%2F").check().unwrap().matrix;
+    let by_hand = from_link("?target=https%3A%2F%2Fh%2F").check(None).unwrap().matrix;
     assert!(by_hand.negotiated && by_hand.http_versions == [HttpVersion::Http2], "{by_hand:?}");
-    assert_eq!(from_link("").check().unwrap().matrix.http_versions, [HttpVersion::Http11]);
-    assert_eq!(from_link("").check().unwrap().timeout, DEFAULT_TIMEOUT);
+    assert_eq!(from_link("").check(None).unwrap().matrix.http_versions, [HttpVersion::Http11]);
+    assert_eq!(from_link("").check(None).unwrap().timeout, DEFAULT_TIMEOUT);
 }
 
 #[test]
 fn defaults_run_every_client_of_this_build_in_both_modes_by_count() {
-    let d = RawSettings::defaults(ORIGIN).check().unwrap();
+    let d = RawSettings::defaults(ORIGIN).check(None).unwrap();
     assert_eq!(d.targets.default, "http://127.0.0.1:9000/");
     assert_eq!(d.matrix.clients, available_clients());
     assert_eq!(d.matrix.modes, [Mode::Fresh, Mode::Reuse]);
@@ -80,20 +80,20 @@ fn this_builds_clients_come_from_the_catalog() {
         &["fetch", "gloo-net", "xhr", "js-fetch"]
     };
     assert_eq!(available_clients(), expected);
-    let reqwest = from_link("clients=reqwest").check();
+    let reqwest = from_link("clients=reqwest").check(None);
     assert_eq!(reqwest.is_ok(), cfg!(feature = "reqwest"), "{reqwest:?}");
 }
 
 #[test]
 fn a_duration_replaces_the_count() {
-    let r = from_link("duration=300ms&n=lots&rounds=2").check().unwrap();
+    let r = from_link("duration=300ms&n=lots&rounds=2").check(None).unwrap();
     assert_eq!(r.plan.budget, Budget::Duration(Duration::from_millis(300)), "the count is not read at all");
     assert_eq!(r.plan.rounds, 2);
-    let r = from_link("duration=1m%2030s").check().unwrap();
+    let r = from_link("duration=1m%2030s").check(None).unwrap();
     assert_eq!(r.plan.budget, Budget::Duration(Duration::from_secs(90)));
-    let r = from_link("duration=2.5").check().unwrap();
+    let r = from_link("duration=2.5").check(None).unwrap();
     assert_eq!(r.plan.budget, Budget::Duration(Duration::from_millis(2500)), "bare seconds, as the CLI");
-    let r = from_link("duration=%20%20&n=7").check().unwrap();
+    let r = from_link("duration=%20%20&n=7").check(None).unwrap();
     assert_eq!(r.plan.budget, Budget::Count(7), "a blank duration is no duration");
 }
 
@@ -107,9 +107,9 @@ fn a_bad_duration_is_named() {
 
 #[test]
 fn client_lists_keep_the_order_given_and_all_expands() {
-    let r = from_link("clients=js-fetch,fetch,js-fetch").check().unwrap();
+    let r = from_link("clients=js-fetch,fetch,js-fetch").check(None).unwrap();
     assert_eq!(r.matrix.clients, ["js-fetch", "fetch"]);
-    let r = from_link("clients=xhr,all").check().unwrap();
+    let r = from_link("clients=xhr,all").check(None).unwrap();
     assert_eq!(r.matrix.clients[0], "xhr");
     assert_eq!(r.matrix.clients.len(), available_clients().len());
 }
@@ -135,6 +135,13 @@ fn bad_values_are_named() {
     });
     assert!(e.starts_with("no browser case can run: fetch/fresh over HTTP/2 at concurrency 8"), "{e}");
     assert!(e.ends_with("; add mode reuse or a level of 1 to requests in flight"), "{e}");
+    // In WebKit (the page's engine, read off its user agent): no HTTP/3, named, and what to do.
+    let mut s = RawSettings::defaults(ORIGIN);
+    (s.plan.target, s.plan.http) = ("https://h:1/".into(), "3".into());
+    let e = s.check(Some(Engine::Webkit)).unwrap_err();
+    assert!(e.starts_with("no webkit case can run: fetch over HTTP/3 (WebKitGTK's network stack"), "{e}");
+    assert!(e.ends_with("; add a version webkit speaks to http"), "{e}");
+    assert_eq!(s.check(Some(Engine::Chromium)).unwrap().matrix.http_versions, [HttpVersion::Http3]);
     let e = refused(|s| s.clients = "curl".into());
     assert!(e.starts_with("clients: unknown client 'curl'") && e.contains("fetch, gloo-net"), "{e}");
     assert!(refused(|s| s.clients = String::new()).contains("names no client"));
@@ -157,9 +164,9 @@ fn an_https_page_that_reached_nothing_says_why() {
 
 #[test]
 fn a_page_started_by_a_run_keeps_its_id_and_a_bad_one_is_refused() {
-    assert_eq!(from_link("?page=firefox").check().unwrap().page.as_deref(), Some("firefox"));
-    assert_eq!(from_link("").check().unwrap().page, None, "a page opened by hand takes no turns");
-    let e = from_link("?page=a%20b").check().unwrap_err();
+    assert_eq!(from_link("?page=firefox").check(None).unwrap().page.as_deref(), Some("firefox"));
+    assert_eq!(from_link("").check(None).unwrap().page, None, "a page opened by hand takes no turns");
+    let e = from_link("?page=a%20b").check(None).unwrap_err();
     assert!(e.contains("'a b'") && e.contains("page"), "{e}");
 }
 
@@ -176,6 +183,6 @@ fn a_plan_beyond_the_case_cap_is_refused_as_the_cli_refuses_it() {
              more than the 500 one report shows: scan fewer clients or values"
         )
     );
-    let fits = from_link("c=1,2,4,8,16,32,64&size=0,1,2,3,4,5,6,7,8,9&clients=fetch,xhr&mode=reuse").check();
+    let fits = from_link("c=1,2,4,8,16,32,64&size=0,1,2,3,4,5,6,7,8,9&clients=fetch,xhr&mode=reuse").check(None);
     assert_eq!(fits.map(|r| r.matrix.cases().0.len()), Ok(140));
 }

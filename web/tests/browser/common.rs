@@ -94,5 +94,5 @@ pub(crate) fn small(target: &str, clients: &str, mode: &str, n: u32) -> RawSetti
 /// Run the bench loop on `settings` without the page, with `progress` hearing every report.
 pub(crate) async fn measure_with(settings: &RawSettings, cancel: &Cancel, progress: &dyn Fn(Progress)) -> Finished {
     // A page with no id in a run takes no turns.
-    run(&settings.check().unwrap(), cancel, progress, &|_| Box::pin(async { true })).await
+    run(&settings.check(None).unwrap(), cancel, progress, &|_| Box::pin(async { true })).await
 }

@@ -2,11 +2,11 @@
 //! run's certificates by their SPKI pins only, reaching the HTTP/3 target by QUIC forced on for its origin
 //! (by 127.0.0.1), and killed with httpbench.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::{BrowserEngine, Launch};
+use crate::browser::engine::{BrowserEngine, Launch, ServerCerts};
 use crate::process::KillOnDrop;
 
 /// Chromium or Chrome (and the other browsers built on it).
@@ -47,7 +47,8 @@ impl BrowserEngine for Chromium {
     /// By the servers' SPKI pins (`--ignore-certificate-errors-spki-list`, which Chromium honours only with a
     /// `--user-data-dir` of its own, as every run here has); never `--ignore-certificate-errors`: the rest of
     /// verification stays on.
-    fn trust(&self, spki_pins: &[String], _cas: &[PathBuf], _profile: &Path) -> anyhow::Result<Vec<String>> {
+    fn trust(&self, servers: &ServerCerts<'_>, _profile: &Path) -> anyhow::Result<Vec<String>> {
+        let spki_pins = servers.spki_pins;
         if spki_pins.is_empty() {
             return Ok(Vec::new());
         }
@@ -65,7 +66,7 @@ impl BrowserEngine for Chromium {
     /// HTTPS accepting the servers by [`trust`](Self::trust).
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
         let mut cmd = launch.command(log)?;
-        cmd.args(self.trust(launch.spki_pins, launch.cas, profile)?);
+        cmd.args(self.trust(&launch.certs, profile)?);
         if launch.quic_origins.is_empty() {
             cmd.args(CHROMIUM_FLAGS);
         } else {
@@ -83,6 +84,8 @@ impl BrowserEngine for Chromium {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     /// web/webdriver.json (the page's wasm tests, through chromedriver) and bench/page-trace.mjs, which reads
@@ -99,8 +102,10 @@ mod tests {
     #[test]
     fn the_servers_are_trusted_by_their_bare_pins_alone() {
         let (profile, cas) = (Path::new("/nonexistent"), [PathBuf::from("/nonexistent/ca.pem")]);
-        assert!(Chromium.trust(&[], &cas, profile).unwrap().is_empty(), "plaintext: nothing to trust");
+        let plain = ServerCerts { cas: &cas, ..ServerCerts::default() };
+        assert!(Chromium.trust(&plain, profile).unwrap().is_empty(), "plaintext: nothing to trust");
         let pins = ["sha256/AAAA".to_string(), "BBBB".to_string()];
-        assert_eq!(Chromium.trust(&pins, &cas, profile).unwrap(), ["--ignore-certificate-errors-spki-list=AAAA,BBBB"]);
+        let tls = ServerCerts { spki_pins: &pins, ..plain };
+        assert_eq!(Chromium.trust(&tls, profile).unwrap(), ["--ignore-certificate-errors-spki-list=AAAA,BBBB"]);
     }
 }

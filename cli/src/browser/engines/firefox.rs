@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::{BrowserEngine, Launch};
+use crate::browser::engine::{BrowserEngine, Launch, ServerCerts};
 use crate::process::KillOnDrop;
 
 /// Firefox (Gecko): Debian's ESR, or a release.
@@ -111,9 +111,9 @@ impl BrowserEngine for Firefox {
     }
 
     /// By the servers' CAs, trusted in the profile's NSS database alone ([`trust`]); no argument.
-    fn trust(&self, _spki_pins: &[String], cas: &[PathBuf], profile: &Path) -> anyhow::Result<Vec<String>> {
-        if !cas.is_empty() {
-            trust(profile, cas)?;
+    fn trust(&self, servers: &ServerCerts<'_>, profile: &Path) -> anyhow::Result<Vec<String>> {
+        if !servers.cas.is_empty() {
+            trust(profile, servers.cas)?;
         }
         Ok(Vec::new())
     }
@@ -131,7 +131,7 @@ impl BrowserEngine for Firefox {
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
         let prefs = user_js() + &quic_prefs(launch.quic_origins);
         std::fs::write(profile.join("user.js"), prefs).context("cannot write Firefox's user.js")?;
-        let args = self.trust(launch.spki_pins, launch.cas, profile)?;
+        let args = self.trust(&launch.certs, profile)?;
         let mut cmd = launch.command(log)?;
         cmd.args(args)
             .args(["--headless", "--no-remote", "--profile"])
@@ -202,6 +202,7 @@ mod tests {
     #[test]
     fn plaintext_needs_no_trust_and_no_certutil() {
         let pins = ["sha256/AAAA".to_string()];
-        assert!(Firefox.trust(&pins, &[], Path::new("/nonexistent")).unwrap().is_empty());
+        let servers = ServerCerts { spki_pins: &pins, ..ServerCerts::default() };
+        assert!(Firefox.trust(&servers, Path::new("/nonexistent")).unwrap().is_empty());
     }
 }

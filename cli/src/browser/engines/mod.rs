@@ -5,6 +5,7 @@
 
 mod chromium;
 mod firefox;
+mod webkit;
 
 use std::path::{Path, PathBuf};
 
@@ -16,10 +17,10 @@ pub use chromium::CHROMIUM_FLAGS;
 pub use firefox::user_js as firefox_user_js;
 
 /// Every engine `run --browser` can start, in [`Engine::STARTED`]'s order.
-pub const ENGINES: &[&dyn BrowserEngine] = &[&chromium::Chromium, &firefox::Firefox];
+pub const ENGINES: &[&dyn BrowserEngine] = &[&chromium::Chromium, &firefox::Firefox, &webkit::Webkit];
 
-/// The engine of the table that runs `engine`; an engine not in it (WebKit) is an error that says so, never
-/// another engine's start-up.
+/// The engine of the table that runs `engine`; an engine not in it is an error that says so, never another
+/// engine's start-up.
 pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
     ENGINES.iter().copied().find(|e| e.id() == engine).ok_or_else(|| {
         format!(
@@ -28,8 +29,8 @@ pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
     })
 }
 
-/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH; an error naming the flag, or
-/// saying how to install one, or that `run --browser` cannot start this engine at all.
+/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH (then in its known folders);
+/// an error naming the flag, or saying how to install one, or that `run --browser` cannot start this engine.
 pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
     let engine = lookup(engine)?;
     let (id, names, flag) = (engine.id(), engine.binary_names(), engine.path_flag());
@@ -41,7 +42,9 @@ pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
+    let known = engine.known_dirs().iter().map(PathBuf::from);
     std::env::split_paths(&path)
+        .chain(known)
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
         .find(|p| p.is_file())
         .map(|path| Binary::new(engine, path))
@@ -70,17 +73,6 @@ mod tests {
         for engine in Engine::STARTED {
             assert_eq!(lookup(engine).map(|e| e.id()), Ok(engine));
         }
-    }
-
-    #[test]
-    fn an_engine_not_in_the_table_is_refused_by_name() {
-        let e = lookup(Engine::Webkit).map(|e| e.id()).unwrap_err();
-        assert!(e.starts_with("run --browser cannot start webkit yet; open the page in it by hand"), "{e}");
-        let e = find(Engine::Webkit, None).unwrap_err();
-        assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
-        // Not even with a browser's path given: no other engine's start-up is tried.
-        let e = find(Engine::Webkit, Some(&std::env::current_exe().unwrap())).unwrap_err();
-        assert!(e.starts_with("run --browser cannot start webkit"), "{e}");
     }
 
     #[test]
@@ -124,6 +116,8 @@ mod tests {
         assert!(e.contains("--chromium /nonexistent/chromium"), "{e}");
         let e = find(Engine::Firefox, Some(Path::new("/nonexistent/ff"))).unwrap_err();
         assert!(e.contains("--firefox /nonexistent/ff"), "{e}");
+        let e = find(Engine::Webkit, Some(Path::new("/nonexistent/MiniBrowser"))).unwrap_err();
+        assert!(e.contains("--webkit /nonexistent/MiniBrowser"), "{e}");
     }
 
     #[test]

@@ -41,6 +41,7 @@ impl RawPlan {
                 environment: side.environment,
                 clients: side.clients.clone(),
                 declared_versions: side.declared_versions.clone(),
+                engine: side.engine,
                 ..shape.clone()
             })
             .collect();
@@ -135,7 +136,7 @@ impl RawPlan {
     }
 }
 
-/// The cases of the run over every side and each of its runs, at most [`MAX_CASES`] (one report shows no
+/// The cases of the run over every side (a browser run has one per engine), at most [`MAX_CASES`] (one report shows no
 /// more); every side has one at least, or it is refused with what was left out.
 fn count_cases(front: &FrontEnd, sides: &[Side], matrices: &[Matrix]) -> Result<usize, InputError> {
     let mut total = 0;
@@ -143,15 +144,20 @@ fn count_cases(front: &FrontEnd, sides: &[Side], matrices: &[Matrix]) -> Result<
         let (cases, skipped) = matrix.cases();
         if cases.is_empty() {
             let name = |f: Field| f.name(front.spelling);
+            let speaks_none = |e: Engine| matrix.http_versions.iter().all(|&v| e.cannot_speak(v).is_some());
+            let what = match side.engine {
+                Some(engine) if speaks_none(engine) => {
+                    format!("add a version {engine} speaks to {}", name(Field::Http))
+                }
+                _ => format!("add {} reuse or a level of 1 to {}", name(Field::Mode), name(Field::Concurrency)),
+            };
             return Err(InputError(format!(
-                "no {} case can run: {}; add {} reuse or a level of 1 to {}",
-                side.environment.as_str(),
+                "no {} case can run: {}; {what}",
+                side.engine.map_or(side.environment.as_str(), Engine::as_str),
                 skipped.join("; "),
-                name(Field::Mode),
-                name(Field::Concurrency)
             )));
         }
-        total += cases.len() * side.runs;
+        total += cases.len();
     }
     if total > MAX_CASES {
         return Err(InputError(format!(

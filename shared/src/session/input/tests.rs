@@ -12,7 +12,7 @@ fn raw() -> RawPlan {
 
 fn side(environment: EnvironmentKind, clients: &[&str]) -> Side {
     let clients = clients.iter().map(|c| c.to_string()).collect();
-    Side { environment, clients, declared_versions: BTreeMap::new(), runs: 1 }
+    Side { environment, clients, declared_versions: BTreeMap::new(), engine: None }
 }
 
 fn browser() -> Vec<Side> {
@@ -148,25 +148,46 @@ fn load_levels_ask_the_front_ends_own_server_only() {
 fn the_case_cap_counts_every_side_and_engine_with_the_same_words() {
     let mut r = raw();
     (r.mode, r.concurrency, r.body_sizes) = ("reuse".into(), "1,2,4,8,16".into(), "0,1,2,3,4,5,6,7,8,9".into());
-    let mut sides = browser();
+    let sides = browser();
     assert!(r.parse(&PAGE, &sides).is_ok(), "100 cases");
-    sides[0].runs = 6;
-    let e = r.parse(&PAGE, &sides).unwrap_err().0;
+    let engines = |n: usize| vec![browser().remove(0); n];
+    let e = r.parse(&PAGE, &engines(6)).unwrap_err().0;
     assert_eq!(
         e,
         "600 cases (clients x modes x HTTP versions x load levels, over every environment of the run) are more \
          than the 500 one report shows: scan fewer clients or values"
     );
-    sides[0].runs = 4;
+    let mut sides = engines(4);
     sides.push(side(EnvironmentKind::Native, &["curl", "ureq", "raw"]));
     r.target = String::new();
     let e = r.parse(&CLI, &sides).unwrap_err().0;
     assert!(e.starts_with("550 cases"), "400 browser cases (two clients, four engines) and 150 native: {e}");
     let page = RawPlan { target: "http://h/".into(), ..r.clone() }.parse(&PAGE, &sides).unwrap_err().0;
     assert_eq!(page, e, "no field named: the same words on both sides");
-    sides.pop();
-    sides[0].runs = 5;
-    assert!(r.parse(&CLI, &sides).is_ok(), "500 cases fit");
+    assert!(r.parse(&CLI, &engines(5)).is_ok(), "500 cases fit");
+}
+
+#[test]
+fn webkit_leaves_http3_out_and_a_webkit_side_of_http3_alone_is_refused() {
+    let mut r = raw();
+    (r.target, r.http, r.mode) = ("https://h/".into(), "2,3".into(), "reuse".into());
+    let webkit = |mut s: Side| {
+        s.engine = Some(Engine::Webkit);
+        s
+    };
+    let input = r.parse(&PAGE, &[webkit(browser().remove(0))]).unwrap();
+    let (cases, skipped) = input.matrices[0].cases();
+    assert!(cases.iter().all(|c| c.http == HttpVersion::Http2) && cases.len() == 2, "{cases:?}");
+    assert_eq!(skipped.len(), 2, "fetch and xhr over HTTP/3: {skipped:?}");
+    assert!(skipped[0].starts_with("fetch over HTTP/3 (WebKitGTK's network stack, libsoup, has no HTTP/3"));
+    let chromium = Side { engine: Some(Engine::Chromium), ..browser().remove(0) };
+    let input = r.parse(&PAGE, &[chromium]).unwrap();
+    assert_eq!(input.matrices[0].cases().0.len(), 4, "Chromium speaks both");
+    (r.http, r.target) = ("3".into(), String::new());
+    let tls = FrontEnd { own_server: Some(true), ..CLI };
+    let e = r.parse(&tls, &[webkit(browser().remove(0))]).unwrap_err().0;
+    assert!(e.starts_with("no webkit case can run: fetch over HTTP/3 (WebKitGTK's"), "{e}");
+    assert!(e.ends_with("; add a version webkit speaks to --http"), "{e}");
 }
 
 #[test]
