@@ -197,9 +197,11 @@ if [ -d dist ] && ls dist/*.wasm >/dev/null 2>&1; then
     # default, gives Chromium every CPU as a browser runs for a user; `split` confines every Chromium process
     # to the CPU the server does not use, so CPU the page spends while a request is in flight delays the
     # network stack too (and Chromium's processes pass every request along on one CPU: about half the rate).
-    # The same in Firefox ESR when it is installed (scripts/setup-web.sh --firefox), placed freely.
+    # The same in Firefox ESR and WebKitGTK when they are installed (scripts/setup-web.sh --firefox --webkit),
+    # placed freely.
     placements=("chromium none" "chromium split")
     if command -v firefox-esr >/dev/null || command -v firefox >/dev/null; then placements+=("firefox none"); fi
+    if command -v WebKitWebDriver >/dev/null; then placements+=("webkit none"); fi
     for placed in "${placements[@]}"; do
       engine=${placed% *} pin=${placed#* }
       echo "fetch (wasm) vs js-fetch (plain JavaScript) in headless $engine, --browser-pin $pin, one interleaved run of 10 x 200 requests:"

@@ -5,7 +5,7 @@
 //! browser process, so drift of the machine lands on both; the ratio is the median of the pairs' ratios.
 //!
 //! usage: cargo run --release -p httpbench --example plain_loop -- ENGINE [PAIRS] [REQUESTS]
-//!   ENGINE chromium or firefox; PAIRS of runs (default 3); REQUESTS per mode and run (default 2000, in 10
+//!   ENGINE chromium, firefox or webkit; PAIRS of runs (default 3); REQUESTS per mode and run (default 2000, in 10
 //!   rounds after 50 warm-up requests, as figure 6). Needs the built page in ./dist (or HTTPBENCH_PAGE_DIST)
 //!   and the release binary beside this example (cargo builds both).
 
@@ -126,7 +126,7 @@ fn serve(pages: &Path) -> anyhow::Result<(KillOnDrop, String, Receiver<String>)>
 /// status line); the wall rates of fresh and reuse.
 fn one_run(launch: &Launch<'_>, url: &str, lines: &Receiver<String>, in_page: bool) -> anyhow::Result<[f64; 2]> {
     let profile = tempfile::tempdir()?;
-    let _browser = launch.start(url, profile.path(), &profile.path().join("browser.log"))?;
+    let _browser = launch.start(url, profile.path(), &profile.path().join("browser.log"))?.browser;
     loop {
         let line = lines.recv_timeout(RUN_LIMIT).context("no result within the limit")?;
         if in_page {

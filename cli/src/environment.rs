@@ -30,6 +30,7 @@ pub(crate) fn detect(clients: &[Client], placement: Option<Placement>) -> Enviro
         client_versions,
         placement,
         started_unix_ms: started_unix_ms(),
+        browser_version: None,
     }
 }
 

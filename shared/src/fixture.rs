@@ -56,6 +56,7 @@ pub fn header(kind: EnvironmentKind) -> Header {
             client_versions: BTreeMap::new(),
             placement: None,
             started_unix_ms: None,
+            browser_version: None,
         },
         target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: native },
     }

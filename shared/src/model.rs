@@ -117,6 +117,12 @@ pub struct Environment {
     /// the runs of a trend. Absent in files before version 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_unix_ms: Option<u64>,
+    /// The browser's own version where its user agent does not carry it, as `run --browser` learnt it when it
+    /// started the browser (WebKitGTK's WebDriver session says `2.50.6`; its user agent's `Version/` is not
+    /// WebKitGTK's). Absent otherwise: for native runs, for engines whose user agent names their version,
+    /// for a page opened by hand, and in files before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_version: Option<String>,
 }
 
 /// The two environments httpbench measures in.

@@ -69,9 +69,12 @@ fn run_browser_webkit_names_its_cases_by_the_engine_and_leaves_nothing_running()
     let e = &webkit["environment"];
     let ua = e["user_agent"].as_str().unwrap();
     assert!(ua.contains("AppleWebKit/") && !ua.contains("Chrome/"), "{ua}");
-    // WebKitGTK's user agent carries a Safari version that is not its own: the header names the engine alone.
+    // WebKitGTK's user agent carries a Safari version that is not its own: none is read from it, and the
+    // version the WebDriver session reported is recorded instead, and named in the header.
     assert_eq!(Engine::of_user_agent(Some(ua)), (Engine::Webkit, None), "{ua}");
-    assert!(out.lines().any(|l| l.contains("· webkit Linux") && l.contains("/wasm32")), "{out}");
+    let version = e["browser_version"].as_str().expect("WebKitGTK's version, recorded");
+    assert!(version.split('.').count() == 3 && version.split('.').all(|p| p.parse::<u32>().is_ok()), "{version}");
+    assert!(out.lines().any(|l| l.contains(&format!("· webkit {version} ")) && l.contains("/wasm32")), "{out}");
     // Served with COOP/COEP by the embedded server: isolated, so the timer steps by 20 µs, not 1 ms.
     assert_eq!(e["cross_origin_isolated"], true, "{e}");
     let step = e["timer_resolution_ns"].as_f64().expect("a measured timer step");

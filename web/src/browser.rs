@@ -70,6 +70,8 @@ pub fn environment(clients: &[String]) -> Environment {
         placement: None,
         // Date.now(): the wall clock, which orders runs (the monotonic clock times them).
         started_unix_ms: Some(js_sys::Date::now() as u64),
+        // The page cannot know it: `run --browser` records it where the user agent does not carry it.
+        browser_version: None,
     }
 }
 

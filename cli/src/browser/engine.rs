@@ -50,7 +50,7 @@ pub trait BrowserEngine: Sync {
 
     /// Start the browser of `launch` headless on `url` (the start page) with the profile folder `profile`, its
     /// output going to `log`.
-    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop>;
+    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started>;
 
     /// End a browser it started, its page done or failed: killed and reaped (dropping the guard does the same
     /// on every other way out: an early return, a panic; and the kernel kills it should httpbench be killed).
@@ -62,6 +62,22 @@ pub trait BrowserEngine: Sync {
 impl fmt::Debug for dyn BrowserEngine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.id())
+    }
+}
+
+/// A browser started for a page run.
+#[derive(Debug)]
+pub struct Started {
+    /// Its process (for WebKit, its driver's), ended with the guard.
+    pub browser: KillOnDrop,
+    /// Its own version as its start-up reported it, where its user agent does not carry it (WebKitGTK's
+    /// driver says `2.50.6`); `None` for an engine whose user agent names its version.
+    pub version: Option<String>,
+}
+
+impl From<KillOnDrop> for Started {
+    fn from(browser: KillOnDrop) -> Self {
+        Started { browser, version: None }
     }
 }
 
@@ -125,7 +141,7 @@ impl Launch<'_> {
     /// browser is given a start page in `profile` that goes on to `url`, never `url` itself: `url` carries the
     /// page's seal, and a command line is world-readable (`/proc/PID/cmdline`) while the profile folder is the
     /// run's own (mode 0700).
-    pub fn start(&self, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+    pub fn start(&self, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
         let start = start_page(profile, url)?;
         let start = url::Url::from_file_path(&start)
             .map_err(|()| anyhow::anyhow!("the start page {} has no file URL", start.display()))?;

@@ -21,7 +21,7 @@ use httpbench_shared::protocol::{seal_fragment, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
-use super::engine::{tail, BrowserEngine, Launch, ServerCerts};
+use super::engine::{tail, BrowserEngine, Launch, ServerCerts, Started};
 use super::options::BrowserOptions;
 use super::page;
 use super::placement::BrowserPlacement;
@@ -36,6 +36,8 @@ struct PageRun {
     engine: &'static dyn BrowserEngine,
     /// Its browser, until the page is done (then ended by its engine, however the run ends).
     browser: Option<KillOnDrop>,
+    /// The browser's own version as its start-up reported it, where its user agent does not carry it.
+    version: Option<String>,
     /// Its profile folder (the log inside it), removed with the run; none for a browser that never started.
     _profile: Option<tempfile::TempDir>,
     /// Its log.
@@ -210,6 +212,8 @@ impl<'a> Pages<'a> {
                 let Some(s) = side(&self.pages, &page) else { return };
                 let report =
                     page::browser_report(&file).and_then(|report| self.answers(s, report)).map(|mut report| {
+                        // What the run knows of the browser beside the page's word: its version, where it is.
+                        report.environment.browser_version.clone_from(&self.pages[s - 1].version);
                         if let Some(p) = &self.placed {
                             let cpus = self.pages[s - 1].cpus.clone();
                             report.environment.placement =
@@ -287,16 +291,18 @@ fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
         .tempdir()
         .with_context(|| format!("cannot create a {name} profile folder"))?;
     let log = profile.path().join(format!("{name}.log"));
-    let browser = launch.start(url, profile.path(), &log)?;
+    let Started { browser, version } = launch.start(url, profile.path(), &log)?;
     let cpus = crate::placement::process_cpus(browser.id()).ok();
     let heard = (Instant::now(), "nothing yet".to_string());
     let _profile = Some(profile);
-    Ok(PageRun { engine, browser: Some(browser), _profile, log, cpus, heard, granted: None, outcome: None })
+    let browser = Some(browser);
+    Ok(PageRun { engine, browser, version, _profile, log, cpus, heard, granted: None, outcome: None })
 }
 
 /// A page run that never started, for `error`.
 fn failed(engine: &'static dyn BrowserEngine, error: anyhow::Error) -> PageRun {
     let heard = (Instant::now(), String::new());
     let outcome = Some(Err(error));
-    PageRun { engine, browser: None, _profile: None, log: PathBuf::new(), cpus: None, heard, granted: None, outcome }
+    let log = PathBuf::new();
+    PageRun { engine, browser: None, version: None, _profile: None, log, cpus: None, heard, granted: None, outcome }
 }

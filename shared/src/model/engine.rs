@@ -101,9 +101,13 @@ impl fmt::Display for Engine {
 }
 
 impl Environment {
-    /// The browser engine of a browser report and its version, from its user agent; `None` for a native one.
+    /// The browser engine of a browser report and its version, from its user agent, else as recorded when the
+    /// browser was started ([`Environment::browser_version`]); `None` for a native one.
     pub fn engine(&self) -> Option<(Engine, Option<String>)> {
-        (self.kind == EnvironmentKind::Browser).then(|| Engine::of_user_agent(self.user_agent.as_deref()))
+        (self.kind == EnvironmentKind::Browser).then(|| {
+            let (engine, version) = Engine::of_user_agent(self.user_agent.as_deref());
+            (engine, version.or_else(|| self.browser_version.clone()))
+        })
     }
 
     /// What tells this report's cases apart from another environment's in one view or comparison: `native`,

@@ -51,6 +51,7 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                 client_versions: BTreeMap::new(),
                 placement: None,
                 started_unix_ms: None,
+                browser_version: None,
             },
             target: Target { url: "http://127.0.0.1/".into(), embedded_server: false },
             settings: Settings {

@@ -6,8 +6,7 @@ use std::path::Path;
 
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::{BrowserEngine, Launch, ServerCerts};
-use crate::process::KillOnDrop;
+use crate::browser::engine::{BrowserEngine, Launch, ServerCerts, Started};
 
 /// Chromium or Chrome (and the other browsers built on it).
 pub(super) struct Chromium;
@@ -64,7 +63,7 @@ impl BrowserEngine for Chromium {
 
     /// Start Chromium headless on `url` with the profile folder `profile`, its output going to `log`; over
     /// HTTPS accepting the servers by [`trust`](Self::trust).
-    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
         let mut cmd = launch.command(log)?;
         cmd.args(self.trust(&launch.certs, profile)?);
         if launch.quic_origins.is_empty() {
@@ -78,7 +77,7 @@ impl BrowserEngine for Chromium {
         cmd.args(["--disable-extensions", "--window-size=1280,2000"])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(url);
-        launch.spawn(&mut cmd)
+        launch.spawn(&mut cmd).map(Started::from)
     }
 }
 

@@ -10,8 +10,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::{BrowserEngine, Launch, ServerCerts};
-use crate::process::KillOnDrop;
+use crate::browser::engine::{BrowserEngine, Launch, ServerCerts, Started};
 
 /// Firefox (Gecko): Debian's ESR, or a release.
 pub(super) struct Firefox;
@@ -128,7 +127,7 @@ impl BrowserEngine for Firefox {
 
     /// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
     /// its output going to `log`.
-    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
         let prefs = user_js() + &quic_prefs(launch.quic_origins);
         std::fs::write(profile.join("user.js"), prefs).context("cannot write Firefox's user.js")?;
         let args = self.trust(&launch.certs, profile)?;
@@ -139,7 +138,7 @@ impl BrowserEngine for Firefox {
             .arg(url)
             // No crash reporter dialog or upload; the log says what happened.
             .env("MOZ_CRASHREPORTER_DISABLE", "1");
-        launch.spawn(&mut cmd)
+        launch.spawn(&mut cmd).map(Started::from)
     }
 }
 

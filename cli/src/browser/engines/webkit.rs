@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use httpbench_shared::model::Engine;
 
-use crate::browser::engine::{BrowserEngine, Launch, ServerCerts};
+use crate::browser::engine::{BrowserEngine, Launch, ServerCerts, Started};
 use crate::process::KillOnDrop;
 
 /// WebKitGTK's MiniBrowser.
@@ -70,8 +70,9 @@ impl BrowserEngine for Webkit {
 
     /// Start an X display, then WebKitWebDriver on it, and through it MiniBrowser on `url` trusting the
     /// servers' certificates; the guard ends the driver's process group (MiniBrowser and its web and network
-    /// processes with it) and then the display.
-    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<KillOnDrop> {
+    /// processes with it) and then the display. WebKitGTK's version is the session's word (its user agent
+    /// carries a Safari version that is not its own).
+    fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
         let driver_path = on_path(DRIVER).with_context(|| {
             format!("--browser webkit needs {DRIVER}, and none is on PATH: install it ({})", self.install_hint())
         })?;

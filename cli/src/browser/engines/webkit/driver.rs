@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
 
-use crate::browser::engine::tail;
+use crate::browser::engine::{tail, Started};
 use crate::process::KillOnDrop;
 
 /// How long the driver may take to be ready, and each call (a session starts MiniBrowser: 1-3 s here).
@@ -24,7 +24,8 @@ pub(super) fn free_port() -> anyhow::Result<u16> {
 }
 
 /// Through `driver`, listening on `port`: start `browser` (MiniBrowser) accepting `certificates` for
-/// 127.0.0.1, and open `url`; the driver's guard, which now ends the browser too.
+/// 127.0.0.1, and open `url`; the driver's guard, which now ends the browser too, and the browser's version
+/// as the session tells it.
 pub(super) fn open(
     mut driver: KillOnDrop,
     port: u16,
@@ -32,7 +33,7 @@ pub(super) fn open(
     certificates: &[String],
     url: &str,
     log: &Path,
-) -> anyhow::Result<KillOnDrop> {
+) -> anyhow::Result<Started> {
     let base = format!("http://127.0.0.1:{port}");
     let agent: ureq::Agent =
         ureq::Agent::config_builder().timeout_global(Some(WITHIN)).http_status_as_error(false).build().into();
@@ -42,7 +43,8 @@ pub(super) fn open(
     let id = session["sessionId"].as_str().context("WebKitWebDriver started a session without an id")?;
     call(&agent, &format!("{base}/session/{id}/url"), &json!({ "url": url }))
         .with_context(|| format!("WebKitWebDriver could not open the start page; its log:\n{}", tail(log)))?;
-    Ok(driver)
+    let version = session["capabilities"]["browserVersion"].as_str().map(String::from);
+    Ok(Started { browser: driver, version })
 }
 
 /// The session asked of the driver: `browser` as an automated MiniBrowser accepting `certificates`, each
