@@ -151,3 +151,26 @@ fn a_missing_webkit_is_named_before_any_work() {
     assert!(out.is_empty(), "no work before the check: {out}");
     assert!(err.contains("--webkit /nonexistent/MiniBrowser: no such file"), "{err}");
 }
+
+/// A server slower than `--timeout` gets `timeout` errors in WebKit too, each request ended at its 1 s deadline
+/// (exit 1, both halves reported); and a plan the page cannot run (a client it was built without) is refused
+/// by the page in WebKit, in its words, after the native cases were reported.
+#[test]
+#[ignore = "needs the built page (dist/), WebKitGTK's MiniBrowser, WebKitWebDriver and Xvfb: scripts/test.sh runs it"]
+fn webkit_times_out_at_the_deadline_and_its_page_refuses_what_it_cannot_run() {
+    let args = "--server-delay 3s --timeout 1 -n 2 --warmup 0 --rounds 1 --mode reuse --clients raw";
+    let r = BrowserRun::new("run-webkit-timeout", args).engines("webkit").args("--browser-clients fetch,xhr").run();
+    assert_eq!(r.code, 1, "{NEEDS_WEBKIT}\n{}\n{}", r.err, r.out);
+    for c in r.engine("webkit")["cases"].as_array().unwrap() {
+        assert_eq!((c["ok"].as_u64(), c["errors"]["timeout"].as_u64()), (Some(0), Some(2)), "{c:#}");
+        let reasons = c["error_reasons"].as_array().unwrap();
+        assert!(reasons.iter().any(|r| r.as_str().unwrap().starts_with("timeout: ")), "{c:#}");
+        let mean = c["rounds"][0]["wall_secs"].as_f64().unwrap() / 2.0;
+        assert!((0.9..2.5).contains(&mean), "each request ended at its 1 s deadline: {c:#}");
+    }
+    let args = "-n 4 --warmup 0 --rounds 1 --clients raw --browser-clients reqwest";
+    let r = BrowserRun::new("run-webkit-refused", args).engines("webkit").run();
+    assert_eq!(r.code, 2, "{}\n{}", r.err, r.out);
+    assert!(r.err.contains("the page refused the plan: clients: unknown client 'reqwest'"), "{}", r.err);
+    assert!(r.out.contains("raw/fresh: "), "the native cases are still reported: {}", r.out);
+}
