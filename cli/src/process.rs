@@ -1,6 +1,7 @@
-//! Child processes httpbench starts (the embedded server, Chromium) and the tests start (`httpbench serve`):
-//! one guard that kills and reaps the child however the parent's scope ends, early returns and panics
-//! included, so no run leaves a server or a browser behind.
+//! Child processes httpbench starts (the embedded server, the browsers, WebKit's driver and display) and the
+//! tests start (`httpbench serve`): one guard that kills and reaps the child (with its process group and its
+//! companions, where it has them) however the parent's scope ends, early returns and panics included, so no
+//! run leaves a server or a browser behind.
 
 use std::ops::{Deref, DerefMut};
 use std::process::{Child, Command};
@@ -22,9 +23,11 @@ impl KillOnDrop {
         cmd.spawn().map(|child| KillOnDrop { child, group: false, companions: Vec::new() })
     }
 
-    /// Start `cmd`, a group of its own ([`die_with_parent`]), under a guard that ends the whole group: what the
-    /// child starts, which the kernel would not end with httpbench, is ended with it.
+    /// Start `cmd` as a process group of its own under a guard that ends the whole group: what the child
+    /// starts, which the kernel would not end with httpbench, is ended with it.
     pub fn spawn_group(cmd: &mut Command) -> std::io::Result<Self> {
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(cmd, 0);
         let mut guard = KillOnDrop::spawn(cmd)?;
         guard.group = true;
         Ok(guard)
@@ -56,8 +59,10 @@ impl Drop for KillOnDrop {
         #[cfg(unix)]
         if self.group {
             if let Ok(pid) = i32::try_from(self.child.id()) {
-                // SAFETY: a plain system call; the group is the child's own (its pid), made by die_with_parent,
-                // and still exists while the child is unreaped, so the id names no one else's group.
+                // SAFETY: a plain system call. The group is the child's own (its pid, made at its start). Its id
+                // names no one else's group while any of its members lives (the kernel gives no process a live
+                // group's id), and once all are gone the call finds none: a reaped child's group id could be
+                // another's only after every member died and the pid came round again, in the moment between.
                 unsafe { libc::kill(-pid, libc::SIGKILL) };
             }
         }

@@ -141,7 +141,23 @@ fn webkit_alone_over_http3_is_refused_before_any_work_with_why() {
     assert_eq!(code, 2, "{err}");
     assert!(out.is_empty(), "no work before the check: {out}");
     assert!(err.contains("no webkit case can run: fetch over HTTP/3 (WebKitGTK's network stack"), "{err}");
-    assert!(err.contains("add a version webkit speaks to --http"), "{err}");
+    assert!(err.contains("add a version webkit speaks to --http or leave it out of --browser"), "{err}");
+}
+
+/// WebKit's driver and display are checked with MiniBrowser, before any work: with a PATH that has neither,
+/// the first is named with how to install it.
+#[test]
+fn a_missing_webkit_driver_is_named_before_any_work() {
+    let out = crate::support::cli::bin()
+        .args(["run", "--browser", "webkit", "--webkit", "/bin/sh", "-n", "5"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "no work before the check");
+    assert!(err.contains("--browser webkit needs WebKitWebDriver, and none is on PATH: install it"), "{err}");
+    assert!(err.contains("scripts/setup-web.sh --webkit"), "{err}");
 }
 
 #[test]

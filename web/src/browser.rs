@@ -39,11 +39,10 @@ pub fn origin() -> String {
     web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
 }
 
-/// The engine this page runs in, read off its user agent as a report's is: the plan leaves out what its HTTP
-/// stack cannot speak, as `run --browser` does for it.
+/// The engine this page's plan is made for, read off its user agent (shared's [`Engine::of_page`]): the plan
+/// leaves out what its HTTP stack cannot speak, as `run --browser` does for it.
 pub fn engine() -> Option<Engine> {
-    let user_agent = web_sys::window()?.navigator().user_agent().ok()?;
-    Some(Engine::of_user_agent(Some(&user_agent)).0)
+    Engine::of_page(&web_sys::window()?.navigator().user_agent().ok()?)
 }
 
 /// The browser environment, with the versions of `clients`.

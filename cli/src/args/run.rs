@@ -204,7 +204,7 @@ fn client_help(environment: EnvironmentKind) -> String {
 fn browser_help() -> String {
     let names: Vec<&str> = Engine::STARTED.iter().map(|e| e.as_str()).collect();
     format!(
-        "Then run the browser clients through the page in real headless browsers, against the same server with the \
+        "Then run the browser clients through the page in real browsers (headless, or WebKit on a display of its own), against the same server with the \
          same settings, and report native and browser cases together: {} (alone, the default), or a list of {} \
          (all: every one), one after another.",
         Engine::Chromium.as_str(),

@@ -32,6 +32,12 @@ pub trait BrowserEngine: Sync {
         &[]
     }
 
+    /// The programs beside its binary that it is started with, found on PATH (WebKit's driver and X display),
+    /// checked with the binary, before any work.
+    fn helpers(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The flag of `run` that names its binary instead (`--chromium`).
     fn path_flag(&self) -> &'static str;
 
@@ -48,12 +54,13 @@ pub trait BrowserEngine: Sync {
     /// [`start`](Self::start), covers the origins by this host).
     fn quic_host(&self) -> &'static str;
 
-    /// Start the browser of `launch` headless on `url` (the start page) with the profile folder `profile`, its
-    /// output going to `log`.
+    /// Start the browser of `launch` on `url` (the start page) with the profile folder `profile`, its output
+    /// going to `log`: headless, or on a display of the run's own (WebKit).
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started>;
 
     /// End a browser it started, its page done or failed: killed and reaped (dropping the guard does the same
-    /// on every other way out: an early return, a panic; and the kernel kills it should httpbench be killed).
+    /// on every other way out: an early return, a panic; and the kernel kills what httpbench started itself
+    /// should httpbench be killed: the browser, or WebKit's driver and display, whose loss ends MiniBrowser).
     fn end(&self, browser: KillOnDrop) {
         drop(browser);
     }
@@ -137,7 +144,7 @@ impl Launch<'_> {
         self.binary.id().as_str()
     }
 
-    /// Start the browser headless on `url` with the profile folder `profile`, its output going to `log`. The
+    /// Start the browser on `url` with the profile folder `profile`, its output going to `log`. The
     /// browser is given a start page in `profile` that goes on to `url`, never `url` itself: `url` carries the
     /// page's seal, and a command line is world-readable (`/proc/PID/cmdline`) while the profile folder is the
     /// run's own (mode 0700).

@@ -91,8 +91,8 @@ pub struct Pages<'a> {
 }
 
 impl<'a> Pages<'a> {
-    /// Start every engine of `b` headless on the page with the run's whole plan (`plan`, each request's
-    /// `timeout`, over `b`'s matrix), named by its engine and sealed (every page's seal is given to the server
+    /// Start every engine of `b` on the page with the run's whole plan (`plan`, each request's `timeout`, over
+    /// the engine's matrix of `b`), named by its engine and sealed (every page's seal is given to the server
     /// before any browser starts, so no page's word is heard while another is sealed). An engine that cannot
     /// start is done at once, with the reason. `progress`: whether a progress bar may be shown.
     pub fn start(

@@ -1,7 +1,7 @@
 //! The browser engines httpbench runs the page in (`run --browser chromium,firefox,webkit`), what their HTTP
-//! stacks cannot speak, and which engine a
-//! browser report came from: read off the user agent the page recorded, so files written before engines were
-//! a dimension (a v3 file's `browser/...` cases, from Chromium) read as they ran, with no field to add.
+//! stacks cannot speak, and which engine a browser report came from: read off the user agent the page
+//! recorded, so files written before engines were a dimension (a v3 file's `browser/...` cases, from
+//! Chromium) read as they ran, with no field to add.
 
 use std::fmt;
 
@@ -61,10 +61,19 @@ impl Engine {
         }
         if ua.contains("Safari/") {
             // WebKitGTK writes a Safari version there that is not its own (2.50.6 says `Version/60.5`): none.
-            let gtk = ua.contains("X11;") || ua.contains("Linux");
-            return (Engine::Webkit, if gtk { None } else { version_after("Version/") });
+            return (Engine::Webkit, if webkitgtk(ua) { None } else { version_after("Version/") });
         }
         (Engine::Chromium, None)
+    }
+
+    /// The engine a page's plan is made for, read off its user agent: what its HTTP stack cannot speak is left
+    /// out ([`Engine::cannot_speak`]). Safari is WebKit over Apple's own network stack, which speaks HTTP/3,
+    /// so only WebKitGTK (over libsoup) reads as [`Engine::Webkit`] here, and Safari as no engine.
+    pub fn of_page(user_agent: &str) -> Option<Engine> {
+        match Engine::of_user_agent(Some(user_agent)).0 {
+            Engine::Webkit if !webkitgtk(user_agent) => None,
+            engine => Some(engine),
+        }
     }
 
     /// The engines named in a `--browser` list (`chromium`, `firefox`, `webkit`, comma-separated, or `all`), in the
@@ -92,6 +101,11 @@ impl Engine {
         }
         Ok(engines)
     }
+}
+
+/// Whether a WebKit user agent is WebKitGTK's (Linux, X11 or Wayland), not Safari's.
+fn webkitgtk(user_agent: &str) -> bool {
+    user_agent.contains("X11;") || user_agent.contains("Linux")
 }
 
 impl fmt::Display for Engine {
@@ -146,6 +160,10 @@ mod tests {
         let gtk =
             "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/60.5 Safari/605.1.15";
         assert_eq!(Engine::of_user_agent(Some(gtk)), (Engine::Webkit, None), "not WebKitGTK's own version");
+        // The plan leaves HTTP/3 out in WebKitGTK alone: Safari's own stack speaks it.
+        assert_eq!(Engine::of_page(gtk), Some(Engine::Webkit));
+        assert_eq!(Engine::of_page(SAFARI), None);
+        assert_eq!(Engine::of_page(FIREFOX), Some(Engine::Firefox));
         assert_eq!(Engine::of_user_agent(None), (Engine::Chromium, None), "files before engines: Chromium");
         assert_eq!(Engine::of_user_agent(Some("curl/8")), (Engine::Chromium, None));
     }

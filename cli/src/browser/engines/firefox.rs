@@ -125,7 +125,7 @@ impl BrowserEngine for Firefox {
         "localhost"
     }
 
-    /// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting `launch.cas` there),
+    /// Start Firefox headless on `url` with a new profile in `profile` (over HTTPS trusting the servers' CAs there),
     /// its output going to `log`.
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
         let prefs = user_js() + &quic_prefs(launch.quic_origins);

@@ -29,11 +29,18 @@ pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
     })
 }
 
-/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH (then in its known folders);
-/// an error naming the flag, or saying how to install one, or that `run --browser` cannot start this engine.
+/// `engine`'s browser as given (`explicit`, by its path flag), or found on PATH (then in its known folders),
+/// and the programs it is started with ([`BrowserEngine::helpers`]) on PATH; an error naming the flag, or
+/// saying how to install what is missing, or that `run --browser` cannot start this engine.
 pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
     let engine = lookup(engine)?;
     let (id, names, flag) = (engine.id(), engine.binary_names(), engine.path_flag());
+    if let Some(missing) = engine.helpers().iter().find(|h| on_path(h).is_none()) {
+        return Err(format!(
+            "--browser {id} needs {missing}, and none is on PATH: install it ({})",
+            engine.install_hint()
+        ));
+    }
     if let Some(p) = explicit {
         return if p.is_file() {
             Ok(Binary::new(engine, p.to_path_buf()))
@@ -41,12 +48,11 @@ pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
             Err(format!("{flag} {}: no such file; give the path of a {id} binary", p.display()))
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
     let known = engine.known_dirs().iter().map(PathBuf::from);
-    std::env::split_paths(&path)
-        .chain(known)
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|p| p.is_file())
+    names
+        .iter()
+        .find_map(|name| on_path(name))
+        .or_else(|| known.flat_map(|dir| names.iter().map(move |name| dir.join(name))).find(|p| p.is_file()))
         .map(|path| Binary::new(engine, path))
         .ok_or_else(|| {
             format!(
@@ -55,6 +61,12 @@ pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
                 engine.install_hint()
             )
         })
+}
+
+/// The program `name` in a folder of PATH, the first there is.
+pub(super) fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 /// Chromium as given, or found on PATH, as `run --browser` finds it (the page's end-to-end test starts it too).

@@ -10,11 +10,12 @@
 mod display;
 mod driver;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use httpbench_shared::model::Engine;
 
+use super::on_path;
 use crate::browser::engine::{BrowserEngine, Launch, ServerCerts, Started};
 use crate::process::KillOnDrop;
 
@@ -23,6 +24,9 @@ pub(super) struct Webkit;
 
 /// The WebDriver of WebKitGTK (Debian's webkit2gtk-driver), found on PATH.
 const DRIVER: &str = "WebKitWebDriver";
+
+/// The X server it draws on (Debian's xvfb), found on PATH.
+const XVFB: &str = "Xvfb";
 
 impl BrowserEngine for Webkit {
     fn id(&self) -> Engine {
@@ -40,6 +44,11 @@ impl BrowserEngine for Webkit {
             "/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1",
             "/usr/libexec/webkit2gtk-4.1",
         ]
+    }
+
+    /// Its driver (the one way to trust a certificate for one session) and its display (no headless mode).
+    fn helpers(&self) -> &'static [&'static str] {
+        &[DRIVER, XVFB]
     }
 
     fn path_flag(&self) -> &'static str {
@@ -63,7 +72,7 @@ impl BrowserEngine for Webkit {
             .collect()
     }
 
-    /// Never used: WebKitGTK has no HTTP/3, so no case of it reaches the HTTP/3 target.
+    /// The HTTP/3 target's host, should one be named to it; no case of WebKit's reaches it (no HTTP/3).
     fn quic_host(&self) -> &'static str {
         "127.0.0.1"
     }
@@ -73,11 +82,12 @@ impl BrowserEngine for Webkit {
     /// processes with it) and then the display. WebKitGTK's version is the session's word (its user agent
     /// carries a Safari version that is not its own).
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
-        let driver_path = on_path(DRIVER).with_context(|| {
-            format!("--browser webkit needs {DRIVER}, and none is on PATH: install it ({})", self.install_hint())
-        })?;
+        let missing =
+            |name| format!("--browser webkit needs {name}, and none is on PATH: install it ({})", self.install_hint());
+        let driver_path = on_path(DRIVER).with_context(|| missing(DRIVER))?;
+        let xvfb = on_path(XVFB).with_context(|| missing(XVFB))?;
         let certificates = self.trust(&launch.certs, profile)?;
-        let display = display::Display::start(launch, profile)?;
+        let display = display::Display::start(launch, &xvfb, profile)?;
         let port = driver::free_port()?;
         let mut cmd = launch.command_of(&driver_path, log)?;
         cmd.arg(format!("--port={port}"));
@@ -87,12 +97,6 @@ impl BrowserEngine for Webkit {
             .with(display.server);
         driver::open(driver, port, &launch.binary.path, &certificates, url, log)
     }
-}
-
-/// `name` in a folder of PATH.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| p.is_file())
 }
 
 #[cfg(test)]

@@ -147,7 +147,8 @@ fn count_cases(front: &FrontEnd, sides: &[Side], matrices: &[Matrix]) -> Result<
             let speaks_none = |e: Engine| matrix.http_versions.iter().all(|&v| e.cannot_speak(v).is_some());
             let what = match side.engine {
                 Some(engine) if speaks_none(engine) => {
-                    format!("add a version {engine} speaks to {}", name(Field::Http))
+                    let leave = if front.spelling == Spelling::Cli { " or leave it out of --browser" } else { "" };
+                    format!("add a version {engine} speaks to {}{leave}", name(Field::Http))
                 }
                 _ => format!("add {} reuse or a level of 1 to {}", name(Field::Mode), name(Field::Concurrency)),
             };

@@ -187,7 +187,7 @@ fn webkit_leaves_http3_out_and_a_webkit_side_of_http3_alone_is_refused() {
     let tls = FrontEnd { own_server: Some(true), ..CLI };
     let e = r.parse(&tls, &[webkit(browser().remove(0))]).unwrap_err().0;
     assert!(e.starts_with("no webkit case can run: fetch over HTTP/3 (WebKitGTK's"), "{e}");
-    assert!(e.ends_with("; add a version webkit speaks to --http"), "{e}");
+    assert!(e.ends_with("; add a version webkit speaks to --http or leave it out of --browser"), "{e}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The X display WebKit runs on ([`Display`]): Xvfb started for one page run on the first free display number
 //! (its `-displayfd`), opened only with an authorization cookie of the run's own, kept in the profile folder
-//! (mode 0600 in a 0700 folder): no other program, this user's or another's, can open the display to draw on
-//! the page or send it input. Placed on the browser's CPUs, dying with httpbench.
+//! (mode 0600 in a 0700 folder): no other user's program can open the display to draw on the page or send it
+//! input (a program of the run's own user could read the cookie, as it could the seal). Placed on the browser's CPUs, dying with httpbench.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -29,16 +29,12 @@ pub(super) struct Display {
 }
 
 impl Display {
-    /// Start Xvfb for `launch`, its cookie and log in `profile`.
-    pub(super) fn start(launch: &Launch<'_>, profile: &Path) -> anyhow::Result<Display> {
-        let xvfb = super::on_path("Xvfb").context(
-            "--browser webkit needs Xvfb (MiniBrowser has no headless mode), and none is on PATH: install it \
-             (scripts/setup-web.sh --webkit, or Debian's apt-get install xvfb)",
-        )?;
+    /// Start `xvfb` for `launch`, its cookie and log in `profile`.
+    pub(super) fn start(launch: &Launch<'_>, xvfb: &Path, profile: &Path) -> anyhow::Result<Display> {
         let auth = profile.join("xauthority");
         write_private(&auth, &authority(&cookie()?))?;
         let log = profile.join("xvfb.log");
-        let mut cmd: Command = launch.command_of(&xvfb, &log)?;
+        let mut cmd: Command = launch.command_of(xvfb, &log)?;
         // `-displayfd 1`: the first free display, its number written on stdout once it accepts clients.
         cmd.args(["-displayfd", "1", "-auth"]).arg(&auth);
         cmd.args(["-nolisten", "tcp", "-screen", "0", "1280x2000x24"]).stdout(Stdio::piped());
