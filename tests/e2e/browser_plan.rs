@@ -86,6 +86,34 @@ impl BrowserRunOutput {
     }
 }
 
+/// The case of `client` in `mode` over `http` at `level` requests in flight, from a report's cases.
+pub(crate) fn case<'a>(report: &'a Value, client: &str, mode: &str, http: &str, level: u64) -> &'a Value {
+    let cases = report["cases"].as_array().unwrap();
+    let found = cases.iter().find(|c| {
+        c["client"] == client
+            && c["mode"] == mode
+            && c["http_version"] == http
+            && c["concurrency"].as_u64().unwrap_or(1) == level
+    });
+    found.unwrap_or_else(|| panic!("{client}/{mode} over {http} at -c {level}: {cases:#?}"))
+}
+
+/// Every case of an engine's `report` of the embedded server's 612-byte answer ran whole: `n` ok requests,
+/// not stopped; a fresh case opened a connection per request, warm-up included (`n + warmup`), give or take
+/// the first request of a pass, which may ride a connection the page's own requests (its turn's answer, a
+/// status post) kept alive to its origin, the target here: `fewer` at most.
+pub(crate) fn every_case_ran_whole(report: &Value, n: u64, warmup: u64, fewer: u64) {
+    for c in report["cases"].as_array().unwrap() {
+        assert_eq!((c["ok"].as_u64(), c["iterations"].as_u64()), (Some(n), Some(n)), "{c:#}");
+        assert_eq!(c["bytes"], n * 612, "{c:#}");
+        assert!(c["aborted"].is_null(), "{c:#}");
+        if c["mode"] == "fresh" {
+            let opened = c["connections"].as_u64().unwrap_or(0);
+            assert!((n + warmup - fewer..=n + warmup).contains(&opened), "{c:#}");
+        }
+    }
+}
+
 /// `--no-interleave` and `--timeout` reach the page: its settings record them, and its rounds ran case after
 /// case (each case's rounds back to back, so the first case's rounds all end before the second's begin).
 #[test]

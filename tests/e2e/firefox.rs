@@ -6,23 +6,11 @@
 use httpbench_shared::model::Engine;
 use serde_json::Value;
 
-use crate::browser_plan::BrowserRun;
+use crate::browser_plan::{case, every_case_ran_whole, BrowserRun};
 use crate::support::cli::run;
 
 /// Why these tests are ignored by a plain `cargo test`.
 const NEEDS_FIREFOX: &str = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it";
-
-/// The case of `client` in `mode` over `http` at `level` requests in flight, from a report's cases.
-fn case<'a>(report: &'a Value, client: &str, mode: &str, http: &str, level: u64) -> &'a Value {
-    let cases = report["cases"].as_array().unwrap();
-    let found = cases.iter().find(|c| {
-        c["client"] == client
-            && c["mode"] == mode
-            && c["http_version"] == http
-            && c["concurrency"].as_u64().unwrap_or(1) == level
-    });
-    found.unwrap_or_else(|| panic!("{client}/{mode} over {http} at -c {level}: {cases:#?}"))
-}
 
 #[test]
 #[ignore = "needs the built page (dist/), Chromium and Firefox ESR: scripts/test.sh runs it"]
@@ -46,18 +34,7 @@ fn run_browser_firefox_names_its_cases_by_the_engine() {
     let step = e["timer_resolution_ns"].as_f64().expect("a measured timer step");
     assert!(step > 0.0 && step <= 100_000.0, "{step} ns");
     assert_eq!(e["placement"]["pin"], "none", "placed as Chromium is: {e}");
-    for c in firefox["cases"].as_array().unwrap() {
-        assert_eq!((c["ok"].as_u64(), c["iterations"].as_u64()), (Some(100), Some(100)), "{c:#}");
-        assert_eq!(c["bytes"], 100 * 612, "{c:#}");
-        assert!(c["aborted"].is_null(), "{c:#}");
-        if c["mode"] == "fresh" {
-            // The server closes after each answer: a connection per request, warm-up included, but for the
-            // first request of a pass, which may ride a connection the page's own requests to its origin (the
-            // target here) kept alive: its turn's answer, a status post.
-            let opened = c["connections"].as_u64().unwrap_or(0);
-            assert!((107..=110).contains(&opened), "{c:#}");
-        }
-    }
+    every_case_ran_whole(firefox, 100, 10, 3);
 }
 
 /// The issue's own command, `run --browser chromium,firefox --tls --http both -c 1,8`: one report with the
@@ -110,7 +87,7 @@ fn chromium_and_firefox_over_tls_h1_and_h2_at_two_levels_in_one_report() {
 }
 
 /// Reuse alone at 8 in flight, in every engine (`--browser all`): each engine's limit of six connections per
-/// host over HTTP/1.1, one connection over HTTP/2.
+/// host over HTTP/1.1, one connection over HTTP/2 (WebKit: at most two).
 #[test]
 #[ignore = "needs the built page (dist/), Chromium, Firefox ESR and WebKitGTK: scripts/test.sh runs it"]
 fn every_engine_keeps_six_connections_per_host_over_http1_and_one_over_http2() {
@@ -122,7 +99,11 @@ fn every_engine_keeps_six_connections_per_host_over_http1_and_one_over_http2() {
         let report = r.engine(engine);
         let used = |http| case(report, "fetch", "reuse", http, 8)["connections"].as_u64();
         assert_eq!(used("1.1"), Some(6), "{engine}: six per host");
-        assert_eq!(used("2"), Some(1), "{engine}: HTTP/2 multiplexes");
+        // libsoup may open a second connection for requests it queued before the first one's ALPN said h2
+        // (WebKit: 2 seen once in 5 runs, 1 otherwise); never one per request in flight.
+        let h2 = used("2").unwrap();
+        let most = if engine == "webkit" { 2 } else { 1 };
+        assert!((1..=most).contains(&h2), "{engine}: HTTP/2 multiplexes: {h2} connections");
     }
     assert!(r.out.contains("firefox/fetch/h1 6") && r.out.contains("chromium/fetch/h2 1"), "{}", r.out);
 }

@@ -7,24 +7,12 @@
 use httpbench_shared::model::Engine;
 use serde_json::Value;
 
-use crate::browser_plan::BrowserRun;
+use crate::browser_plan::{case, every_case_ran_whole, BrowserRun};
 use crate::support::cli::run;
 
 /// Why these tests are ignored by a plain `cargo test`.
 const NEEDS_WEBKIT: &str =
     "needs the built page (dist/), WebKitGTK's MiniBrowser, WebKitWebDriver and Xvfb: scripts/test.sh runs it";
-
-/// The case of `client` in `mode` over `http` at `level` requests in flight, from a report's cases.
-fn case<'a>(report: &'a Value, client: &str, mode: &str, http: &str, level: u64) -> &'a Value {
-    let cases = report["cases"].as_array().unwrap();
-    let found = cases.iter().find(|c| {
-        c["client"] == client
-            && c["mode"] == mode
-            && c["http_version"] == http
-            && c["concurrency"].as_u64().unwrap_or(1) == level
-    });
-    found.unwrap_or_else(|| panic!("{client}/{mode} over {http} at -c {level}: {cases:#?}"))
-}
 
 /// The processes whose command line names `what`: (pid, command line).
 fn running(what: &str) -> Vec<(u32, String)> {
@@ -80,17 +68,7 @@ fn run_browser_webkit_names_its_cases_by_the_engine_and_leaves_nothing_running()
     let step = e["timer_resolution_ns"].as_f64().expect("a measured timer step");
     assert!(step > 0.0 && step <= 100_000.0, "{step} ns");
     assert_eq!(e["placement"]["pin"], "none", "placed as the other engines are: {e}");
-    for c in webkit["cases"].as_array().unwrap() {
-        assert_eq!((c["ok"].as_u64(), c["iterations"].as_u64()), (Some(100), Some(100)), "{c:#}");
-        assert_eq!(c["bytes"], 100 * 612, "{c:#}");
-        assert!(c["aborted"].is_null(), "{c:#}");
-        if c["mode"] == "fresh" {
-            // The server closes after each answer: a connection per request, warm-up included, give or take
-            // the first request of a pass, which may ride a connection the page's own requests kept alive.
-            let opened = c["connections"].as_u64().unwrap_or(0);
-            assert!((106..=110).contains(&opened), "{c:#}");
-        }
-    }
+    every_case_ran_whole(webkit, 100, 10, 4);
     // Everything WebKit's start-up started was ended with the run. Other tests may run WebKit meanwhile, so
     // what counts is a process whose starter is gone: a driver or a display whose parent is no httpbench, a
     // MiniBrowser whose parent is no driver.
