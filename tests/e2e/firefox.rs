@@ -4,7 +4,6 @@
 //! TLS trusting the run's CA in the run's own Firefox profile only.
 
 use httpbench_shared::model::Engine;
-use serde_json::Value;
 
 use crate::browser_plan::{case, every_case_ran_whole, BrowserRun};
 use crate::support::cli::run;
