@@ -5,7 +5,6 @@
 //! of it left running when the run ends.
 
 use httpbench_shared::model::Engine;
-use serde_json::Value;
 
 use crate::browser_plan::{case, every_case_ran_whole, BrowserRun};
 use crate::support::cli::run;
