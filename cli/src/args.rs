@@ -9,7 +9,7 @@ mod values;
 
 use clap::{Parser, Subcommand};
 
-pub(crate) use others::{CompareArgs, ServeArgs, ShareArgs};
+pub(crate) use others::{CompareArgs, CompletionsArgs, ServeArgs, ShareArgs};
 pub(crate) use run::RunArgs;
 
 /// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
@@ -40,4 +40,9 @@ pub(crate) enum Command {
     Compare(CompareArgs),
     /// Print a link to the page that shows these result files (the result in the link itself, deflated).
     Share(ShareArgs),
+    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell), generated from these
+    /// arguments: `httpbench completions bash > /etc/bash_completion.d/httpbench`.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), generated from these arguments: `httpbench man | man -l -`.
+    Man,
 }

@@ -88,7 +88,22 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             output::print(&(compare::share(&a.files, &a.page)? + "\n"))?;
             Ok(ExitCode::SUCCESS)
         }
+        Some(Command::Completions(a)) => print_generated(|out| {
+            clap_complete::generate(a.shell, &mut <Cli as clap::CommandFactory>::command(), "httpbench", out);
+            Ok(())
+        }),
+        Some(Command::Man) => {
+            print_generated(|out| clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(out))
+        }
     }
+}
+
+/// Print what `generate` writes from the arguments' own definitions (a completion script, the man page).
+fn print_generated(generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> anyhow::Result<ExitCode> {
+    let mut out = Vec::new();
+    generate(&mut out)?;
+    output::print(&String::from_utf8_lossy(&out))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn serve(a: &args::ServeArgs) -> anyhow::Result<ExitCode> {

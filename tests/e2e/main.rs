@@ -6,6 +6,7 @@ mod browser_plan;
 mod browser_run;
 mod command;
 mod compare;
+mod completions;
 mod concurrency;
 mod exports;
 mod faults;

@@ -1,4 +1,4 @@
-//! The arguments of `httpbench serve`, `compare` and `share`.
+//! The arguments of `httpbench serve`, `compare`, `share` and `completions`.
 
 use std::path::PathBuf;
 
@@ -109,4 +109,12 @@ pub(crate) struct ShareArgs {
     #[arg(long, value_name = "URL", env = "HTTPBENCH_PAGE_URL", default_value = "http://127.0.0.1:8080/app/",
           value_parser = values::UrlParser)]
     pub page: Url,
+}
+
+/// Options of `httpbench completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
