@@ -172,7 +172,13 @@ fn a_server_slower_than_the_timeout_counts_timeouts_in_the_browser() {
     let r = BrowserRun::new("browser-plan-timeout", "--server-delay 3s --timeout 1 -n 2 --warmup 0 --rounds 1 --mode reuse --clients raw --browser-clients fetch,js-fetch")
     .run();
     assert_eq!(r.code, 1, "{}\n{}", r.err, r.out);
-    for c in r.browser_cases() {
+    every_request_timed_out_at_1s(r.browser_cases());
+}
+
+/// Each of `cases` (two requests in one round, `--timeout 1`, a server slower than that) failed both as
+/// `timeout`, with the browser's words for it, each request ended at its 1 s deadline.
+pub(crate) fn every_request_timed_out_at_1s(cases: &[Value]) {
+    for c in cases {
         assert_eq!((c["ok"].as_u64(), c["errors"]["timeout"].as_u64()), (Some(0), Some(2)), "{c:#}");
         let reasons = c["error_reasons"].as_array().unwrap();
         assert!(reasons.iter().any(|r| r.as_str().unwrap().starts_with("timeout: ")), "{c:#}");

@@ -6,7 +6,7 @@
 
 use httpbench_shared::model::Engine;
 
-use crate::browser_plan::{case, every_case_ran_whole, BrowserRun};
+use crate::browser_plan::{case, every_case_ran_whole, every_request_timed_out_at_1s, BrowserRun};
 use crate::support::cli::run;
 
 /// Why these tests are ignored by a plain `cargo test`.
@@ -154,13 +154,7 @@ fn webkit_times_out_at_the_deadline_and_its_page_refuses_what_it_cannot_run() {
     let args = "--server-delay 3s --timeout 1 -n 2 --warmup 0 --rounds 1 --mode reuse --clients raw";
     let r = BrowserRun::new("run-webkit-timeout", args).engines("webkit").args("--browser-clients fetch,xhr").run();
     assert_eq!(r.code, 1, "{NEEDS_WEBKIT}\n{}\n{}", r.err, r.out);
-    for c in r.engine("webkit")["cases"].as_array().unwrap() {
-        assert_eq!((c["ok"].as_u64(), c["errors"]["timeout"].as_u64()), (Some(0), Some(2)), "{c:#}");
-        let reasons = c["error_reasons"].as_array().unwrap();
-        assert!(reasons.iter().any(|r| r.as_str().unwrap().starts_with("timeout: ")), "{c:#}");
-        let mean = c["rounds"][0]["wall_secs"].as_f64().unwrap() / 2.0;
-        assert!((0.9..2.5).contains(&mean), "each request ended at its 1 s deadline: {c:#}");
-    }
+    every_request_timed_out_at_1s(r.engine("webkit")["cases"].as_array().unwrap());
     let args = "-n 4 --warmup 0 --rounds 1 --clients raw --browser-clients reqwest";
     let r = BrowserRun::new("run-webkit-refused", args).engines("webkit").run();
     assert_eq!(r.code, 2, "{}\n{}", r.err, r.out);

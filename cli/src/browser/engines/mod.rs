@@ -35,11 +35,8 @@ pub fn lookup(engine: Engine) -> Result<&'static dyn BrowserEngine, String> {
 pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
     let engine = lookup(engine)?;
     let (id, names, flag) = (engine.id(), engine.binary_names(), engine.path_flag());
-    if let Some(missing) = engine.helpers().iter().find(|h| on_path(h).is_none()) {
-        return Err(format!(
-            "--browser {id} needs {missing}, and none is on PATH: install it ({})",
-            engine.install_hint()
-        ));
+    for name in engine.helpers() {
+        helper(engine, name)?;
     }
     if let Some(p) = explicit {
         return if p.is_file() {
@@ -61,6 +58,14 @@ pub fn find(engine: Engine, explicit: Option<&Path>) -> Result<Binary, String> {
                 engine.install_hint()
             )
         })
+}
+
+/// `engine`'s helper program `name` (one of its [`BrowserEngine::helpers`]) on PATH; an error saying how to
+/// install it.
+pub(super) fn helper(engine: &dyn BrowserEngine, name: &str) -> Result<PathBuf, String> {
+    on_path(name).ok_or_else(|| {
+        format!("--browser {} needs {name}, and none is on PATH: install it ({})", engine.id(), engine.install_hint())
+    })
 }
 
 /// The program `name` in a folder of PATH, the first there is.

@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::Context;
 use httpbench_shared::model::Engine;
 
-use super::on_path;
+use super::helper;
 use crate::browser::engine::{BrowserEngine, Launch, ServerCerts, Started};
 use crate::process::KillOnDrop;
 
@@ -82,10 +82,8 @@ impl BrowserEngine for Webkit {
     /// processes with it) and then the display. WebKitGTK's version is the session's word (its user agent
     /// carries a Safari version that is not its own).
     fn start(&self, launch: &Launch<'_>, url: &str, profile: &Path, log: &Path) -> anyhow::Result<Started> {
-        let missing =
-            |name| format!("--browser webkit needs {name}, and none is on PATH: install it ({})", self.install_hint());
-        let driver_path = on_path(DRIVER).with_context(|| missing(DRIVER))?;
-        let xvfb = on_path(XVFB).with_context(|| missing(XVFB))?;
+        let driver_path = helper(self, DRIVER).map_err(anyhow::Error::msg)?;
+        let xvfb = helper(self, XVFB).map_err(anyhow::Error::msg)?;
         let certificates = self.trust(&launch.certs, profile)?;
         let display = display::Display::start(launch, &xvfb, profile)?;
         let port = driver::free_port()?;
