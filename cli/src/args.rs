@@ -3,12 +3,14 @@
 //! accepted values and a bad one is named before any work; `options` checks what needs more than one value
 //! (lists, ranges, combinations) and turns them into checked options. One file per command's arguments.
 
+mod history;
 mod others;
 mod run;
 mod values;
 
 use clap::{Parser, Subcommand};
 
+pub(crate) use history::{HistoryAction, HistoryArgs, HistoryFormat};
 pub(crate) use others::{CompareArgs, CompletionsArgs, ServeArgs, ShareArgs};
 pub(crate) use run::RunArgs;
 
@@ -38,6 +40,9 @@ pub(crate) enum Command {
     Serve(ServeArgs),
     /// Render one or more result files (JSON), or links with a shared result, as one report.
     Compare(CompareArgs),
+    /// Read a run history (`run --history DB` adds to it): each case's series, its change points found by
+    /// E-divisive means, an HTML dashboard; import and export result files.
+    History(HistoryArgs),
     /// Print a link to the page that shows these result files (the result in the link itself, deflated).
     Share(ShareArgs),
     /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell), generated from these

@@ -31,6 +31,7 @@ pub(crate) fn detect(clients: &[Client], placement: Option<Placement>) -> Enviro
         placement,
         started_unix_ms: started_unix_ms(),
         browser_version: None,
+        kernel: kernel(),
     }
 }
 
@@ -38,6 +39,12 @@ pub(crate) fn detect(clients: &[Client], placement: Option<Placement>) -> Enviro
 fn started_unix_ms() -> Option<u64> {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?;
     u64::try_from(since.as_millis()).ok()
+}
+
+/// The kernel's release, where the OS tells it (Linux: `/proc/sys/kernel/osrelease`).
+fn kernel() -> Option<String> {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()?;
+    Some(release.trim().to_string()).filter(|r| !r.is_empty())
 }
 
 /// The CPU model name, where the OS tells it.

@@ -14,6 +14,7 @@ mod compare;
 mod cpu;
 mod environment;
 mod files;
+mod history;
 mod options;
 mod output;
 mod placement;
@@ -84,6 +85,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Run(a)) => run(&RunOptions::from_args(&a)?),
         Some(Command::Serve(a)) => serve(&a),
         Some(Command::Compare(a)) => compare::run(&CompareOptions::from_args(&a)?),
+        Some(Command::History(a)) => history::run(&a),
         Some(Command::Share(a)) => {
             output::print(&(compare::share(&a.files, &a.page)? + "\n"))?;
             Ok(ExitCode::SUCCESS)

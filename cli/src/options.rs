@@ -8,5 +8,5 @@ mod run;
 mod serve;
 
 pub(crate) use compare::{CompareOptions, Gate};
-pub(crate) use run::RunOptions;
+pub(crate) use run::{checked_html_export, RunOptions};
 pub(crate) use serve::serve_options;

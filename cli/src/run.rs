@@ -25,6 +25,11 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     if cfg!(debug_assertions) {
         eprintln!("httpbench: warning: this is a debug build; its figures are meaningless. Use a --release build.");
     }
+    // A history file that is not one is refused before any work.
+    let history = match &options.history {
+        Some((db, commit)) => Some(crate::history::Pending::open(db, commit.as_deref())?),
+        None => None,
+    };
     // Read before pinning: a browser placed with `--browser-pin none` gets every CPU this process could use.
     let allowed = placement::current_thread_cpus().ok();
     let plan = placement::plan(options.pin).map_err(|e| Usage(e.0))?;
@@ -75,7 +80,7 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let native = measure::measure(options, &url, &stop, header, ca, probe.as_ref(), pages.as_ref());
     let browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
     drop(servers);
-    finish(native, browsers, &stop, options)
+    finish(native, browsers, &stop, options, history)
 }
 
 /// The servers of a run: the embedded server (the target, and for `--browser` the page's), and for the browser
@@ -114,6 +119,7 @@ fn finish(
     browsers: Vec<(Engine, anyhow::Result<Report>)>,
     stop: &AtomicBool,
     options: &RunOptions,
+    history: Option<crate::history::Pending>,
 ) -> anyhow::Result<ExitCode> {
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
     if interrupted {
@@ -124,6 +130,15 @@ fn finish(
     let mut reports = vec![native.report];
     let browser_failed = join_browsers(browsers, &mut reports);
     let code = emit(&reports, &histograms, options)?;
+    // The result file as `--export-json` writes it, whole: the history keeps runs as their files.
+    let added = history.map(|h| {
+        h.add(&render(
+            &reports.iter().map(Source::new).collect::<Vec<_>>(),
+            httpbench_shared::Format::Json,
+            &RenderOptions::default(),
+        ))
+    });
+    let code = if added == Some(false) { ExitCode::from(1) } else { code };
     Ok(match (interrupted, browser_failed) {
         (true, _) => ExitCode::from(130),
         (false, Some(code)) => ExitCode::from(code),

@@ -4,7 +4,7 @@
 //! the slowdown minus its uncertainty exceeds what the user allows (mise #11387's lesson: a gate on the bare
 //! ratio flags nearly every change).
 
-mod comparable;
+pub(crate) mod comparable;
 mod judge;
 mod matching;
 mod metric;

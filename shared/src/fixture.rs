@@ -57,6 +57,7 @@ pub fn header(kind: EnvironmentKind) -> Header {
             placement: None,
             started_unix_ms: None,
             browser_version: None,
+            kernel: None,
         },
         target: Target { url: "http://127.0.0.1:8080/".into(), embedded_server: native },
     }

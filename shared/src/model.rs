@@ -123,6 +123,11 @@ pub struct Environment {
     /// for a page opened by hand, and in files before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser_version: Option<String>,
+    /// The operating system kernel's release (Linux: `6.1.0-28-amd64`), where the front end can read it: a
+    /// kernel update moves loopback figures, so a run history keeps runs of two kernels in two series. Absent
+    /// for browsers and in files before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
 }
 
 /// The two environments httpbench measures in.

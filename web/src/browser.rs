@@ -71,6 +71,7 @@ pub fn environment(clients: &[String]) -> Environment {
         started_unix_ms: Some(js_sys::Date::now() as u64),
         // The page cannot know it: `run --browser` records it where the user agent does not carry it.
         browser_version: None,
+        kernel: None,
     }
 }
 

@@ -55,6 +55,10 @@ pub(crate) struct ServeArgs {
     /// The private key (PEM) of --cert.
     #[arg(long, value_name = "FILE", requires = "cert")]
     pub key: Option<PathBuf>,
+    /// Think time before each answer to a request that does not ask for its own (`delay_ms=N`), e.g. 5ms: a
+    /// slower server for any client, at a URL that stays the same (a run history sees it as a slowdown).
+    #[arg(long, value_name = "TIME")]
+    pub server_delay: Option<String>,
     /// Also accept results and status posted by a page on this origin (repeatable), e.g. your hosted copy of
     /// the page: https://you.github.io. The page served here is always accepted; other web pages are not.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]

@@ -86,6 +86,14 @@ pub(crate) struct RunArgs {
     /// table and the text report; no script, nothing fetched) to open in any browser or attach to an issue.
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
+    /// Also add this run to a run history (an SQLite file, created if missing), where `httpbench history DB`
+    /// finds when each case got slower. A file that is not a history is refused before the run.
+    #[arg(long, value_name = "DB")]
+    pub history: Option<PathBuf>,
+    /// With --history: what to call this run there, e.g. `$(git rev-parse --short HEAD)` [default: the
+    /// current folder's git commit, if it is in a repository].
+    #[arg(long, value_name = "LABEL", requires = "history")]
+    pub commit: Option<String>,
     /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
     #[arg(long)]
     pub perl: bool,

@@ -43,6 +43,9 @@ pub(crate) struct RunOptions {
     /// `--export-html`: the HTML report's file. Not a [`Format`]: it is a file to open, not a stream for
     /// stdout, and it holds the run's latency histograms, which the report formats do not carry.
     pub export_html: Option<PathBuf>,
+    /// `--history`: the run history to add this run to, and the run's label there (`--commit`, else the
+    /// current folder's git commit, read when the run is added).
+    pub history: Option<(PathBuf, Option<String>)>,
     /// Which rate the Perl-style lines show.
     pub basis: RateBasis,
     /// Whether a progress bar may be shown (it still needs a terminal).
@@ -156,6 +159,7 @@ impl RunOptions {
             format: a.format,
             exports,
             export_html,
+            history: a.history.clone().map(|db| (db, a.commit.clone())),
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
             progress: !a.no_progress,
             pin: a.pin.pin(),

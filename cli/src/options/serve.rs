@@ -25,7 +25,16 @@ pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         .iter()
         .map(|o| crate::server::origin::canonical(o).map_err(|e| Usage(format!("--allow-origin '{o}': {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
+    let server_delay_ms = match a.server_delay.as_deref().map(httpbench_shared::protocol::parse_delays) {
+        None => 0,
+        Some(Ok(ms)) if ms.len() == 1 => ms[0],
+        Some(Ok(_)) => {
+            return usage("--server-delay: give one think time to serve with, such as 5ms (a list scans only in run)")
+        }
+        Some(Err(e)) => return usage(format!("--server-delay: {e}")),
+    };
     Ok(ServeOptions {
+        server_delay_ms,
         bind,
         port: a.port,
         threads,

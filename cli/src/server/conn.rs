@@ -70,7 +70,8 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
         if let Some(tag) = httpbench_shared::protocol::conns_tag(req.uri().query()) {
             state.tags.note(&conn.tags, tag, std::time::Instant::now());
         }
-        if let Some(ms) = httpbench_shared::protocol::asks_for_delay(req.uri().query()).filter(|ms| *ms > 0) {
+        let delay = httpbench_shared::protocol::asks_for_delay(req.uri().query()).unwrap_or(state.default_delay_ms);
+        if let Some(ms) = Some(delay).filter(|ms| *ms > 0) {
             // Think time (`delay_ms=N`): the connection waits, the server's other connections go on.
             tokio::time::sleep(Duration::from_millis(ms)).await;
         }

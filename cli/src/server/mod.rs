@@ -79,6 +79,8 @@ pub(crate) struct ServeOptions {
     /// `--allow-origin`: the origins besides the page's own that may post results and status, canonical
     /// ([`origin::canonical`]).
     pub allowed_origins: Vec<String>,
+    /// `--server-delay`: think time before answering a target request that asks for none, milliseconds.
+    pub server_delay_ms: u64,
     /// `--sealed`: turns, status and results only from the pages sealed on stdin ([`turn::Gate::admits`]).
     pub sealed: bool,
 }
@@ -110,6 +112,8 @@ pub(crate) struct State {
     pub tags: tags::Tally,
     /// Who may post results and status.
     pub origins: origin::Policy,
+    /// Think time of a target request that asks for none (`serve --server-delay`), milliseconds.
+    pub default_delay_ms: u64,
     /// What this server may still write into the results folder.
     pub quota: quota::Quota,
     /// The pages waiting for their turn, and the turns the parent handed out.
@@ -162,6 +166,7 @@ pub(crate) fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             tags: Default::default(),
             origins: origin::Policy { allowed: options.allowed_origins.clone(), tls: scheme == "https" },
             quota: Default::default(),
+            default_delay_ms: options.server_delay_ms,
             gate: turn::Gate::new(options.quiet, options.sealed),
         });
         // HTTP/3 on UDP of the same port, beside TCP.

@@ -103,7 +103,8 @@ where
     if let Some(tag) = httpbench_shared::protocol::conns_tag(query) {
         state.tags.note(&conn.tags, tag, std::time::Instant::now());
     }
-    if let Some(ms) = httpbench_shared::protocol::asks_for_delay(query).filter(|ms| *ms > 0) {
+    let delay = httpbench_shared::protocol::asks_for_delay(query).unwrap_or(state.default_delay_ms);
+    if let Some(ms) = Some(delay).filter(|ms| *ms > 0) {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
     let response = match path == super::CONNECTIONS_PATH || path == super::HANDSHAKES_PATH {

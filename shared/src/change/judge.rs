@@ -40,6 +40,19 @@ impl Verdict {
             Verdict::Unjudged => "unjudged",
         }
     }
+
+    /// One glyph per verdict, for change lines and tables: ▼ slower, ▲ faster, ≈ unchanged, ? inconclusive,
+    /// ✗ failed, – unjudged.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Verdict::Failed => "✗",
+            Verdict::Slower => "▼",
+            Verdict::Faster => "▲",
+            Verdict::Unchanged => "≈",
+            Verdict::Inconclusive => "?",
+            Verdict::Unjudged => "–",
+        }
+    }
 }
 
 /// The change of one case from one run to the next.

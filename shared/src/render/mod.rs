@@ -5,6 +5,8 @@ pub mod charts;
 mod csv;
 mod escape;
 mod gate;
+mod history;
+mod history_html;
 mod html;
 pub mod levels;
 mod markdown;
@@ -23,6 +25,8 @@ use crate::view::Source;
 
 pub use escape::escape_controls;
 pub use gate::{comparison_markdown, comparison_text, comparisons, PARTIAL};
+pub use history::{changes_markdown, changes_text, history_json, history_text, HISTORY_JSON_VERSION};
+pub use history_html::history_html;
 pub use notes::notes;
 pub use table::{stats_header, stats_row};
 

@@ -52,6 +52,7 @@ fn report_strategy() -> impl Strategy<Value = Report> {
                 placement: None,
                 started_unix_ms: None,
                 browser_version: None,
+                kernel: None,
             },
             target: Target { url: "http://127.0.0.1/".into(), embedded_server: false },
             settings: Settings {
