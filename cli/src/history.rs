@@ -99,15 +99,13 @@ fn import(db: &Path, files: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
 fn export(db: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::open_existing(db)?;
     std::fs::create_dir_all(dir).map_err(|e| Usage(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    let runs = store.files()?;
     let mut kept = false;
-    for (id, label, file) in store.files()? {
-        let name = match label.as_deref().map(safe_name).filter(|l| !l.is_empty()) {
-            Some(l) => format!("run-{id}-{l}.json"),
-            None => format!("run-{id}.json"),
-        };
+    for (id, label, file) in &runs {
+        let name = file_name(*id, label.as_deref(), &runs);
         let path = dir.join(name);
         match std::fs::read_to_string(&path) {
-            Ok(existing) if existing == file => continue,
+            Ok(existing) if existing == *file => continue,
             Ok(_) => {
                 eprintln!("httpbench: error: {}: already exists with other content; left as it was", path.display());
                 kept = true;
@@ -116,10 +114,27 @@ fn export(db: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
                 eprintln!("httpbench: error: {}: already exists; left as it was", path.display());
                 kept = true;
             }
-            Err(_) => crate::output::write_atomic(&path, &file)?,
+            Err(_) => crate::output::write_atomic(&path, file)?,
         }
     }
     Ok(if kept { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Run `id`'s exported file: `LABEL.json` when its label is a plain file name no other run has (importing it
+/// gives the label back), else `LABEL-run-N.json`, or `run-N.json` without a label.
+fn file_name(id: i64, label: Option<&str>, runs: &[(i64, Option<String>, String)]) -> String {
+    match label.map(|l| (l, safe_name(l))) {
+        Some((l, safe)) if safe == l && !l.is_empty() && !l.starts_with('.') => {
+            let shared = runs.iter().filter(|(_, other, _)| other.as_deref() == Some(l)).count() > 1;
+            if shared {
+                format!("{safe}-run-{id}.json")
+            } else {
+                format!("{safe}.json")
+            }
+        }
+        Some((_, safe)) if !safe.is_empty() => format!("{safe}-run-{id}.json"),
+        _ => format!("run-{id}.json"),
+    }
 }
 
 /// A label as a file name's part: letters, digits, `.`, `_` and `-` kept, anything else `_`.

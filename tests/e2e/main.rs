@@ -16,6 +16,7 @@ mod gate;
 mod h3;
 mod h3_hostile;
 mod h3_peers;
+mod history;
 mod hosted;
 mod hostile_files;
 mod html_report;

@@ -67,7 +67,8 @@ pub(crate) enum HistoryAction {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
-    /// Write each run back as the result file it was added as, `run-N.json` (or `run-N-LABEL.json`) in DIR.
+    /// Write each run back as the result file it was added as, into DIR: `LABEL.json` (which `import` reads
+    /// back with its label), or `LABEL-run-N.json` when runs share a label, `run-N.json` without one.
     Export {
         /// The folder to write into (created if missing); files already there are not overwritten.
         #[arg(value_name = "DIR")]

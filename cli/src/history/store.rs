@@ -159,9 +159,9 @@ impl Store {
                 "INSERT INTO cases (run_id, report, position, case_name, machine, plan) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             for (r, report) in (0i64..).zip(&reports) {
-                let plan = plan(report).digest;
+                let (plan, machine) = (plan(report).digest, machine(report).digest);
                 for (p, case) in (0i64..).zip(&report.cases) {
-                    insert.execute(params![id, r, p, case_name(report, case), machine(report, case).digest, plan])?;
+                    insert.execute(params![id, r, p, case_name(report, case), machine, plan])?;
                 }
             }
         }

@@ -24,16 +24,17 @@ impl Fingerprint {
     }
 }
 
-/// The machine `case` of `report` ran on: the environment's facts that move figures (the ones `compare` warns
-/// about, [`comparable::facts`]) and the version of this case's client only, so adding a client to a run
-/// does not start a new series for the others.
-pub fn machine(report: &Report, case: &Case) -> Fingerprint {
-    let mut facts: Vec<String> =
-        comparable::facts(report).into_iter().map(|(what, v)| format!("{what}: {v}")).collect();
-    if let Some(version) = report.environment.client_versions.get(&case.client) {
-        facts.push(format!("{} version: {version}", case.client));
-    }
-    Fingerprint::of(facts)
+/// The machine `report` ran on: the environment's facts that move figures, the ones `compare` warns about
+/// ([`comparable::facts`]). A case's client version keeps series apart too ([`client_version`]), but is not the
+/// machine's: every case of a run shares its machine.
+pub fn machine(report: &Report) -> Fingerprint {
+    Fingerprint::of(comparable::facts(report).into_iter().map(|(what, v)| format!("{what}: {v}")).collect())
+}
+
+/// The version of `case`'s client, as the report recorded it: only this case's, so adding a client to a run
+/// does not start new series for the others.
+pub fn client_version(report: &Report, case: &Case) -> Option<String> {
+    report.environment.client_versions.get(&case.client).cloned()
 }
 
 /// The plan: what each case was asked to do, other than the case's own dimensions. The clients, modes and

@@ -1,7 +1,7 @@
 //! A history's runs cut into series (one case on one machine under one plan), and each series' change points
 //! with the figure before and after them.
 
-use super::{change_points, estimate, machine, plan, Estimate, Fingerprint, Query, RunFigure};
+use super::{change_points, client_version, estimate, machine, plan, Estimate, Fingerprint, Query, RunFigure};
 use crate::change::Verdict;
 use crate::inference::t975;
 use crate::model::Report;
@@ -77,6 +77,8 @@ pub struct Series {
     pub case: String,
     /// The machine it ran on.
     pub machine: Fingerprint,
+    /// The case's client's version, where recorded: a new version starts a new series.
+    pub client_version: Option<String>,
     /// The plan it ran under.
     pub plan: Fingerprint,
     /// Its runs, oldest first.
@@ -103,20 +105,23 @@ pub fn analyse(runs: &[StoredRun], query: &Query) -> Analysis {
         // A partial run (stopped by Ctrl-C) is kept in the history but left out of its series: its cases
         // may have run fewer rounds, under a machine that was being stopped.
         for report in run.reports.iter().filter(|r| !r.partial) {
-            let plan = plan(report);
+            let (plan, machine) = (plan(report), machine(report));
             for case in &report.cases {
                 let Some(figure) = RunFigure::of(case, query.metric) else { continue };
-                let (name, machine) = (super::case_name(report, case), machine(report, case));
+                let (name, version) = (super::case_name(report, case), client_version(report, case));
                 let point =
                     Point { run: run.id, label: run.label.clone(), started_unix_ms: run.started_unix_ms(), figure };
-                let same = |s: &&mut Series| s.case == name && s.machine == machine && s.plan == plan;
+                let same = |s: &&mut Series| {
+                    s.case == name && s.machine == machine && s.client_version == version && s.plan == plan
+                };
                 match series.iter_mut().find(same) {
                     // A run holding one case twice (pooled files) counts once.
                     Some(s) if s.points.last().is_some_and(|p| p.run == run.id) => {}
                     Some(s) => s.points.push(point),
                     None => series.push(Series {
                         case: name,
-                        machine,
+                        machine: machine.clone(),
+                        client_version: version,
                         plan: plan.clone(),
                         points: vec![point],
                         changes: Vec::new(),

@@ -26,9 +26,16 @@ impl Serve {
 
     /// `httpbench serve --port 0 --threads 2 EXTRA...`.
     pub(crate) fn start_with(extra: &[&str]) -> Self {
+        Self::start_on(0, extra)
+    }
+
+    /// `httpbench serve --port PORT --threads 2 EXTRA...`: a server that comes back at the same address (a
+    /// target URL that stays the same across servers).
+    pub(crate) fn start_on(port: u16, extra: &[&str]) -> Self {
+        let port = port.to_string();
         let mut child = KillOnDrop::spawn(
             bin()
-                .args(["serve", "--port", "0", "--threads", "2"])
+                .args(["serve", "--port", &port, "--threads", "2"])
                 .args(extra)
                 .stdout(Stdio::piped())
                 .stdin(Stdio::null()),
