@@ -10,11 +10,15 @@ SCRIPT_NAME=setup
 # --runtimes: also the runtimes of the command clients beyond Perl, Python and Node (bun-fetch, deno-fetch,
 # java-http, go-http, python-httpx): Bun and Deno from npm (about 100 MB each; 6 s here), Debian's Go (330 MB
 # installed), httpx with h2 (8 s); the JDK is usually present on this kind of machine.
+# --otava: also Apache Otava (E-divisive change points, from PyPI) with numpy and scipy, into .tools/otava: the
+# independent check of `httpbench history`'s change points (tests only; 8 s, 220 MB).
 runtimes=no
+otava=no
 for arg in "$@"; do
   case "$arg" in
     --runtimes) runtimes=yes ;;
-    *) log "unknown argument '$arg': the only one is --runtimes"; exit 2 ;;
+    --otava) otava=yes ;;
+    *) log "unknown argument '$arg': the only ones are --runtimes and --otava"; exit 2 ;;
   esac
 done
 
@@ -100,5 +104,21 @@ if [ "$runtimes" = yes ]; then
   else
     log "installing httpx $HTTPX_VERSION with its http2 extra (pip)"
     pip_install "httpx[http2]==$HTTPX_VERSION"
+  fi
+fi
+
+if [ "$otava" = yes ]; then
+  # Into a folder of its own (PYTHONPATH), not the system's Python: Otava pins numpy and scipy versions that
+  # must not replace what the machine has. Only what its change-point code imports: no database clients.
+  OTAVA_VERSION=0.8.0
+  target="$(cd "$(dirname "$0")/.." && pwd)/.tools/otava"
+  if PYTHONPATH="$target" python3 -c "import importlib.metadata as m, sys, otava.analysis; sys.exit(m.version('apache-otava') != '$OTAVA_VERSION')" 2>/dev/null; then
+    log "Apache Otava $OTAVA_VERSION present"
+  else
+    log "installing Apache Otava $OTAVA_VERSION with numpy and scipy (pip, into .tools/otava)"
+    rm -rf "$target"
+    pip_install --target "$target" --no-deps "apache-otava==$OTAVA_VERSION"
+    pip_install --target "$target" "numpy==2.2.*" "scipy>=1.15,<1.17"
+    PYTHONPATH="$target" python3 -c "import otava.analysis"
   fi
 fi

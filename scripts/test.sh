@@ -5,9 +5,9 @@
 # to end, including the page end to end in Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# With every command client's runtime: the command-client tests run each of them; and man-db, which renders
-# the generated man page in its test.
-HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db" bash scripts/setup.sh --runtimes
+# With every command client's runtime: the command-client tests run each of them; man-db, which renders the
+# generated man page in its test; and Apache Otava, the history's change points' independent check.
+HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db" bash scripts/setup.sh --runtimes --otava
 # The browser tests run in Firefox ESR and WebKitGTK too.
 bash scripts/setup-web.sh --firefox --webkit
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).

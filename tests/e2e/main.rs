@@ -17,6 +17,7 @@ mod h3;
 mod h3_hostile;
 mod h3_peers;
 mod history;
+mod history_otava;
 mod history_store;
 mod hosted;
 mod hostile_files;
