@@ -11,7 +11,7 @@ mod series;
 pub use edivisive::{change_points, Detect, Found};
 pub use estimate::{estimate, Estimate, RunFigure};
 pub use fingerprint::{case_name, client_version, machine, plan, Fingerprint};
-pub use series::{analyse, Analysis, ChangePoint, Point, Series, StoredRun, MAX_POINTS};
+pub use series::{analyse, changes, Analysis, ChangePoint, Point, Series, StoredRun, MAX_POINTS};
 
 use crate::change::{Metric, NOISE_THRESHOLD};
 

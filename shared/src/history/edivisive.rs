@@ -56,6 +56,11 @@ pub fn change_points(series: &[f64], detect: &Detect) -> Vec<Found> {
             }
             if best_split(&shuffled, &bounds).is_some_and(|c| c.qhat >= candidate.qhat) {
                 extreme += 1;
+                // Past this many, the p-value cannot come below alpha whatever the remaining shuffles give:
+                // the decision is made (the split is not kept, and its p-value is reported nowhere).
+                if f64::from(extreme + 1) / f64::from(detect.permutations + 1) > detect.alpha {
+                    break;
+                }
             }
         }
         let p_value = f64::from(extreme + 1) / f64::from(detect.permutations + 1);

@@ -131,15 +131,18 @@ pub fn analyse(runs: &[StoredRun], query: &Query) -> Analysis {
         }
     }
     for s in &mut series {
-        s.changes = changes(&s.points, runs, query);
+        s.changes = changes(&s.points, query);
+        for c in &mut s.changes {
+            c.accepted = runs.iter().any(|r| r.id == c.run && r.accepted);
+        }
     }
     Analysis { metric: query.metric, runs: runs.len(), series }
 }
 
-/// The change points of one series' points: found by E-divisive over the newest [`MAX_POINTS`], then the
-/// smallest below `query.min_change` dropped one at a time (each drop joins two stretches, which changes its
-/// neighbours' figures), as Otava's merge step does.
-fn changes(points: &[Point], runs: &[StoredRun], query: &Query) -> Vec<ChangePoint> {
+/// The change points of one series' points (none accepted yet): found by E-divisive over the newest
+/// [`MAX_POINTS`], then the smallest below `query.min_change` dropped one at a time (each drop joins two
+/// stretches, which changes its neighbours' figures), as Otava's merge step does.
+pub fn changes(points: &[Point], query: &Query) -> Vec<ChangePoint> {
     let skip = points.len().saturating_sub(MAX_POINTS);
     let costs: Vec<f64> = points[skip..].iter().map(|p| p.figure.cost).collect();
     let mut found = change_points(&costs, &query.detect);
@@ -147,7 +150,7 @@ fn changes(points: &[Point], runs: &[StoredRun], query: &Query) -> Vec<ChangePoi
         f.index += skip;
     }
     loop {
-        let described = describe(points, &found, runs, query);
+        let described = describe(points, &found, query);
         let smallest = described
             .iter()
             .enumerate()
@@ -163,7 +166,7 @@ fn changes(points: &[Point], runs: &[StoredRun], query: &Query) -> Vec<ChangePoi
 }
 
 /// Each change point with the estimates of the stretches on either side.
-fn describe(points: &[Point], found: &[super::Found], runs: &[StoredRun], query: &Query) -> Vec<ChangePoint> {
+fn describe(points: &[Point], found: &[super::Found], query: &Query) -> Vec<ChangePoint> {
     let mut cuts: Vec<usize> = vec![0];
     cuts.extend(found.iter().map(|f| f.index));
     cuts.push(points.len());
@@ -189,7 +192,7 @@ fn describe(points: &[Point], found: &[super::Found], runs: &[StoredRun], query:
             change_high,
             verdict: if after.cost > before.cost { Verdict::Slower } else { Verdict::Faster },
             p_value: f.p_value,
-            accepted: runs.iter().any(|r| r.id == point.run && r.accepted),
+            accepted: false,
         });
     }
     out
