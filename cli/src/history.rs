@@ -51,17 +51,16 @@ fn show(a: &HistoryArgs) -> anyhow::Result<ExitCode> {
         query.min_change = min;
     }
     let analysis = analyse(&runs, &query);
-    let (alpha, min) = (query.detect.alpha, query.min_change);
     let out = match (a.format, a.changes) {
-        (HistoryFormat::Json, _) => render::history_json(&analysis),
+        (HistoryFormat::Json, _) => httpbench_shared::history::to_json(&analysis),
         (HistoryFormat::Markdown, _) => render::changes_markdown(&analysis, a.nearest),
-        (HistoryFormat::Text, true) => render::changes_text(&analysis, alpha, min),
-        (HistoryFormat::Text, false) => render::history_text(&analysis, alpha, min),
+        (HistoryFormat::Text, true) => render::changes_text(&analysis),
+        (HistoryFormat::Text, false) => render::history_text(&analysis),
     };
     crate::output::print(&out)?;
     let title = a.db.file_name().map_or_else(|| a.db.display().to_string(), |n| n.to_string_lossy().into_owned());
     let files: Vec<(&Path, String)> =
-        a.export_html.iter().map(|p| (p.as_path(), render::history_html(&analysis, &title, alpha, min))).collect();
+        a.export_html.iter().map(|p| (p.as_path(), render::history_html(&analysis, &title))).collect();
     Ok(if crate::output::write_all(&files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

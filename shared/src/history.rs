@@ -33,5 +33,44 @@ impl Default for Query {
     }
 }
 
+/// A number JSON wrote as null (serde_json writes infinity so) read back as +∞.
+fn infinite_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(<Option<f64> as serde::Deserialize>::deserialize(d)?.unwrap_or(f64::INFINITY))
+}
+
+/// The layout of a history's JSON (`history --format json`), for readers to check: bump it on any change they
+/// could misread.
+pub const JSON_VERSION: u32 = 1;
+
+/// A history as JSON: `{"httpbench_history": 1, "analysis": {...}}`.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct JsonFile {
+    httpbench_history: u32,
+    analysis: Analysis,
+}
+
+/// `analysis` as `history --format json` writes it, pretty and newline-terminated.
+pub fn to_json(analysis: &Analysis) -> String {
+    let file = JsonFile { httpbench_history: JSON_VERSION, analysis: analysis.clone() };
+    serde_json::to_string_pretty(&file).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+}
+
+/// Whether `text` looks like a history's JSON rather than a result file (what an importer tries first).
+pub fn is_json(text: &str) -> bool {
+    text.trim_start().starts_with('{') && text.contains("\"httpbench_history\"")
+}
+
+/// Read a history's JSON; the error says what is wrong and what to do.
+pub fn from_json(text: &str) -> Result<Analysis, String> {
+    let file: JsonFile = serde_json::from_str(text).map_err(|e| format!("not a history's JSON ({e})"))?;
+    if file.httpbench_history != JSON_VERSION {
+        return Err(format!(
+            "a history's JSON of version {}, this reads version {JSON_VERSION}; export it again with this httpbench",
+            file.httpbench_history
+        ));
+    }
+    Ok(file.analysis)
+}
+
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ use crate::inference::welch;
 use crate::model::{Case, Report};
 
 /// What a change amounts to under a [`Rule`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The change fails requests the base did not fail (a kind of failure the base never had), or has no ok

@@ -8,7 +8,7 @@ use crate::model::Case;
 
 /// One run's figure of one case, as a cost (seconds or nanoseconds per request: a rate is inverted so every
 /// metric grows when things get slower), with the standard error its rounds give.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunFigure {
     /// The mean of the rounds' costs (the case's own figure when it has no rounds).
     pub cost: f64,
@@ -33,17 +33,19 @@ impl RunFigure {
 }
 
 /// A stretch's figure as a cost, with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// Runs it comes from.
     pub runs: usize,
     /// The weighted mean cost.
     pub cost: f64,
-    /// Standard error of the mean cost (infinite for one run whose rounds gave no spread).
+    /// Standard error of the mean cost (infinite for one run whose rounds gave no spread; null in JSON).
+    #[serde(deserialize_with = "super::infinite_if_null")]
     pub stderr: f64,
     /// Low end of the 95% interval of the cost (never below zero).
     pub low: f64,
-    /// High end (infinite for one run whose rounds gave no spread).
+    /// High end (infinite for one run whose rounds gave no spread; null in JSON).
+    #[serde(deserialize_with = "super::infinite_if_null")]
     pub high: f64,
 }
 

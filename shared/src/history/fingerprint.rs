@@ -5,7 +5,7 @@ use crate::change::comparable;
 use crate::model::{Case, Report};
 
 /// A short, stable digest of facts, with the facts themselves for display.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Fingerprint {
     /// 8 hex digits of FNV-1a over the facts: the same facts, the same digest, on every platform and version.
     pub digest: String,

@@ -31,7 +31,7 @@ impl StoredRun {
 }
 
 /// One run's figure in a series.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Point {
     /// The run's number in its store.
     pub run: i64,
@@ -44,7 +44,7 @@ pub struct Point {
 }
 
 /// A change point of a series.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChangePoint {
     /// The first run after the change.
     pub run: i64,
@@ -60,7 +60,8 @@ pub struct ChangePoint {
     pub change: f64,
     /// Low end of the change's interval.
     pub change_low: f64,
-    /// High end of the change's interval.
+    /// High end of the change's interval (infinite when a side has one run without spread; null in JSON).
+    #[serde(deserialize_with = "super::infinite_if_null")]
     pub change_high: f64,
     /// `slower` or `faster`.
     pub verdict: Verdict,
@@ -71,7 +72,7 @@ pub struct ChangePoint {
 }
 
 /// One case on one machine under one plan, run after run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Series {
     /// The case's full name ([`super::case_name`]).
     pub case: String,
@@ -88,12 +89,16 @@ pub struct Series {
 }
 
 /// A history read by one [`Query`].
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Analysis {
     /// The figure the series are made of.
     pub metric: crate::change::Metric,
     /// Runs in the history.
     pub runs: usize,
+    /// The permutation test's significance level.
+    pub alpha: f64,
+    /// The smallest relative change reported.
+    pub min_change: f64,
     /// Its series, in the order first seen.
     pub series: Vec<Series>,
 }
@@ -136,7 +141,7 @@ pub fn analyse(runs: &[StoredRun], query: &Query) -> Analysis {
             c.accepted = runs.iter().any(|r| r.id == c.run && r.accepted);
         }
     }
-    Analysis { metric: query.metric, runs: runs.len(), series }
+    Analysis { metric: query.metric, runs: runs.len(), alpha: query.detect.alpha, min_change: query.min_change, series }
 }
 
 /// The change points of one series' points (none accepted yet): found by E-divisive over the newest

@@ -7,9 +7,6 @@ use std::fmt::Write;
 use crate::change::Metric;
 use crate::history::{Analysis, ChangePoint, Estimate, Series};
 
-/// The layout of `history --format json`, for readers to check: bump it on any change they could misread.
-pub const HISTORY_JSON_VERSION: u32 = 1;
-
 /// `value` (a cost) as the metric's own figure: a rate for `rate`, else the cost itself.
 pub(crate) fn figure(metric: Metric, cost: f64) -> f64 {
     if metric.higher_is_faster() {
@@ -40,7 +37,7 @@ pub(crate) fn change(metric: Metric, c: &ChangePoint) -> String {
     )
 }
 
-fn percent(f: f64) -> String {
+pub(crate) fn percent(f: f64) -> String {
     if !f.is_finite() {
         return if f > 0.0 { "+∞".into() } else { "−∞".into() };
     }
@@ -80,25 +77,26 @@ pub(crate) fn utc(ms: u64) -> String {
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02} UTC", rest / 3600, rest % 3600 / 60)
 }
 
-/// The first line of every history rendering: runs, series, machines, and how change points are found.
-pub(crate) fn heading(a: &Analysis, alpha: f64, min_change: f64) -> String {
+/// The first line of every history rendering (and the page's heading of a history it opens): runs, series, machines, and how change points are found.
+pub fn heading(a: &Analysis) -> String {
     let mut machines: Vec<&str> = a.series.iter().map(|s| s.machine.digest.as_str()).collect();
     machines.sort_unstable();
     machines.dedup();
     format!(
-        "{} runs, {} series on {} machine{}, by {}; change points by E-divisive means (p ≤ {alpha}, changes of {:.0}% or more)",
+        "{} runs, {} series on {} machine{}, by {}; change points by E-divisive means (p ≤ {}, changes of {:.0}% or more)",
         a.runs,
         a.series.len(),
         machines.len(),
         if machines.len() == 1 { "" } else { "s" },
         a.metric.describe(),
-        min_change * 100.0
+        a.alpha,
+        a.min_change * 100.0
     )
 }
 
 /// `history DB`: one line per series: its runs, its last figure, its change points (new ones first).
-pub fn history_text(a: &Analysis, alpha: f64, min_change: f64) -> String {
-    let mut out = heading(a, alpha, min_change) + "\n\n";
+pub fn history_text(a: &Analysis) -> String {
+    let mut out = heading(a) + "\n\n";
     let rows: Vec<[String; 6]> = a.series.iter().map(|s| row(a.metric, s)).collect();
     let header = ["case", "machine", "plan", "runs", "last", "change points"].map(String::from);
     let widths: Vec<usize> =
@@ -136,8 +134,8 @@ fn row(metric: Metric, s: &Series) -> [String; 6] {
 
 /// `history DB --changes`: each change point not accepted, by series: where, before → after with intervals,
 /// the change and its significance.
-pub fn changes_text(a: &Analysis, alpha: f64, min_change: f64) -> String {
-    let mut out = heading(a, alpha, min_change) + "\n";
+pub fn changes_text(a: &Analysis) -> String {
+    let mut out = heading(a) + "\n";
     let mut accepted = 0;
     for s in &a.series {
         accepted += s.changes.iter().filter(|c| c.accepted).count();
@@ -191,10 +189,4 @@ pub fn changes_markdown(a: &Analysis, nearest: Option<usize>) -> String {
         );
     }
     out
-}
-
-/// The analysis as JSON, tagged so a reader can tell it from a result file: `{"httpbench_history": 1, ...}`.
-pub fn history_json(a: &Analysis) -> String {
-    let value = serde_json::json!({ "httpbench_history": HISTORY_JSON_VERSION, "analysis": a });
-    serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }

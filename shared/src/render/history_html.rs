@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::charts::escape;
-use super::history::{change, estimate, figure, run_name};
+use super::history::{change, estimate, figure, percent, run_name};
 use crate::change::Metric;
 use crate::history::{Analysis, Series};
 use crate::inference::t975;
@@ -38,24 +38,19 @@ document.getElementById('filter').addEventListener('input', function (e) {
 ";
 
 /// The dashboard of `a`, titled with `title` (the history's file name).
-pub fn history_html(a: &Analysis, title: &str, alpha: f64, min_change: f64) -> String {
+pub fn history_html(a: &Analysis, title: &str) -> String {
     let mut body = String::new();
     let _ = write!(
         body,
         "<h1>httpbench history: {}</h1>\n<p class=\"meta\">{}</p>\n",
         escape(title),
-        escape(&super::history::heading(a, alpha, min_change))
+        escape(&super::history::heading(a))
     );
     body.push_str(
         "<p><label for=\"filter\">Filter by case </label><input type=\"search\" id=\"filter\" \
          placeholder=\"curl/reuse\"></p>\n",
     );
-    for (i, s) in a.series.iter().enumerate() {
-        series_section(&mut body, a.metric, s, i);
-    }
-    if a.series.is_empty() {
-        body.push_str("<p>No runs yet.</p>\n");
-    }
+    body.push_str(&history_sections(a, ""));
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -64,6 +59,24 @@ pub fn history_html(a: &Analysis, title: &str, alpha: f64, min_change: f64) -> S
          {body}</main>\n<script>\n{FILTER}</script>\n</body>\n</html>\n",
         escape(title)
     )
+}
+
+/// The dashboard's rules beside the results' sheet (`report.css`), for a page that has that sheet already.
+pub const HISTORY_CSS: &str = HISTORY_STYLE;
+
+/// A section per series of `a` whose case name contains `filter` (all for an empty one): its heading, its
+/// machine and plan, its chart and its change points. The dashboard's body, and what the page shows of a
+/// history it opens.
+pub fn history_sections(a: &Analysis, filter: &str) -> String {
+    let mut out = String::new();
+    let filter = filter.to_lowercase();
+    for (i, s) in a.series.iter().enumerate().filter(|(_, s)| s.case.to_lowercase().contains(&filter)) {
+        series_section(&mut out, a.metric, s, i);
+    }
+    if a.series.is_empty() {
+        out.push_str("<p>No runs yet.</p>\n");
+    }
+    out
 }
 
 fn series_section(out: &mut String, metric: Metric, s: &Series, i: usize) {
@@ -140,7 +153,7 @@ fn chart(metric: Metric, s: &Series) -> String {
             r#"<path class="grid" d="M{LEFT} {y:.1}H{r}"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="axis">{}</text>"#,
             LEFT - 4.0,
             y_at(v) + 4.0,
-            escape(&metric.show(v)),
+            if k == 0 { "0".to_string() } else { escape(&metric.show(v)) },
             y = y_at(v),
             r = W - RIGHT
         );
@@ -178,12 +191,12 @@ fn chart(metric: Metric, s: &Series) -> String {
         let x = x_at(c.index as f64 - 0.5);
         let _ = write!(
             svg,
-            r#"<path class="cp{}" d="M{x:.1} {TOP}V{bottom}"/><text class="cp-label" x="{:.1}" y="{:.1}">{} {:+.1}% #{}</text>"#,
+            r#"<path class="cp{}" d="M{x:.1} {TOP}V{bottom}"/><text class="cp-label" x="{:.1}" y="{:.1}">{} {} #{}</text>"#,
             if c.accepted { " accepted" } else { "" },
             x + 3.0,
             TOP + 12.0,
             c.verdict.glyph(),
-            c.change * 100.0,
+            percent(c.change),
             c.run
         );
     }

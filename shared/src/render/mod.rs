@@ -25,8 +25,8 @@ use crate::view::Source;
 
 pub use escape::escape_controls;
 pub use gate::{comparison_markdown, comparison_text, comparisons, PARTIAL};
-pub use history::{changes_markdown, changes_text, history_json, history_text, HISTORY_JSON_VERSION};
-pub use history_html::history_html;
+pub use history::{changes_markdown, changes_text, heading as history_heading, history_text};
+pub use history_html::{history_html, history_sections, HISTORY_CSS};
 pub use notes::notes;
 pub use table::{stats_header, stats_row};
 

@@ -13,8 +13,15 @@ use wasm_bindgen::JsCast;
 
 use super::PageState;
 
-/// Parse `text` (one report or an array) and add its reports under `tag`; the error names the source.
+/// Parse `text` (one report or an array) and add its reports under `tag`, or, for a run history's JSON, show
+/// it as its dashboard; the error names the source.
 pub(super) fn import_text(state: PageState, tag: &str, text: &str) -> Result<usize, String> {
+    if httpbench_shared::history::is_json(text) {
+        let analysis = httpbench_shared::history::from_json(text).map_err(|e| format!("{tag}: {e}"))?;
+        let n = analysis.series.len();
+        state.history.set(Some(analysis));
+        return Ok(n);
+    }
     let reports = parse_reports(text).map_err(|e| format!("{tag}: {e}"))?;
     let n = reports.len();
     state.imported.update(|all| {
@@ -123,7 +130,9 @@ pub(super) fn ImportExport(
                 "Share as link"
             </button>
             <input data-testid="share-link" aria-label="Link to this run" readonly prop:value=move || link.get() />
-            <label for="import-file">"Import result files (JSON, e.g. httpbench --export-json)"</label>
+            <label for="import-file">
+                "Import result files (JSON, e.g. httpbench --export-json), or a run history (httpbench history DB --format json)"
+            </label>
             <input id="import-file" data-testid="import-file" type="file" accept=".json,application/json" multiple on:change=pick />
             <label for="import-paste">"…or paste a result file"</label>
             <textarea

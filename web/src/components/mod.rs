@@ -4,6 +4,7 @@
 
 mod environment;
 mod form;
+mod history;
 mod import_export;
 mod results;
 mod serve_link;
@@ -62,6 +63,7 @@ pub fn Bench(
             <results::Results />
             <environment::EnvironmentPanel />
             <import_export::ImportExport shared_link=shared_link />
+            <history::History />
         </main>
     }
 }

@@ -61,6 +61,8 @@ pub struct PageState {
     pub own: Signal<Option<Report>>,
     /// Result files imported for comparison.
     pub imported: RwSignal<Vec<Imported>>,
+    /// A run history opened as JSON (`httpbench history DB --format json`), shown as its dashboard.
+    pub history: RwSignal<Option<httpbench_shared::history::Analysis>>,
     /// Measures the browser: dispatched by [`PageState::start`].
     run: Action<RunSettings, Finished>,
     /// Whether the last Run was refused for its settings (the status line says why).
@@ -90,6 +92,7 @@ impl PageState {
             own: Signal::derive(move || last.with(|v| v.as_ref().map(|f| f.report.clone()))),
             run,
             imported: RwSignal::new(Vec::new()),
+            history: RwSignal::new(None),
             refused: RwSignal::new(false),
             cancel,
         }

@@ -104,3 +104,47 @@ async fn bad_settings_are_refused_with_the_value_named() {
     assert!(status.contains("count: 'lots' must be a whole number"), "{status}");
     host.remove();
 }
+
+/// `httpbench history DB --format json` of a real history: 30 runs of raw and curl, the server slowed from
+/// run 16 on (the end-to-end history test's, exported).
+const HISTORY: &str = include_str!("fixtures/history.json");
+
+#[wasm_bindgen_test]
+async fn an_opened_history_shows_its_dashboard_filtered_by_case() {
+    let mut settings = common::small(&common::target(), "fetch", "reuse", 10);
+    settings.autorun = false;
+    let host = common::mount(settings);
+    let paste: web_sys::HtmlTextAreaElement = common::by_testid(&host, "import-paste").unchecked_into();
+    paste.set_value(HISTORY);
+    paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    common::by_testid(&host, "import-paste-button").click();
+    let sections = || {
+        host.query_selector("[data-testid='history-series']")
+            .unwrap()
+            .map(|e| e.query_selector_all("section.series").unwrap().length())
+            .unwrap_or(0)
+    };
+    common::wait_for("the history's series", Duration::from_secs(5), || sections() == 2).await;
+    assert_eq!(common::by_testid(&host, "import-error").text_content().unwrap(), "");
+    // The same markup as the CLI's dashboard: shared's renderer of the same JSON (both as the browser's parser
+    // normalises them).
+    let analysis = httpbench_shared::history::from_json(HISTORY).unwrap();
+    let shown = common::by_testid(&host, "history-series").inner_html();
+    let expected = web_sys::window().unwrap().document().unwrap().create_element("div").unwrap();
+    expected.set_inner_html(&httpbench_shared::render::history_sections(&analysis, ""));
+    assert_eq!(shown.trim_end_matches("<!---->"), expected.inner_html());
+    assert_eq!(shown.matches("class=\"cp\"").count(), 2, "a change line per series");
+    let filter: web_sys::HtmlInputElement = common::by_testid(&host, "history-filter").unchecked_into();
+    filter.set_value("curl");
+    filter.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    common::wait_for("the filter", Duration::from_secs(5), || sections() == 1).await;
+    assert!(common::by_testid(&host, "history-series").inner_html().contains("curl/reuse/h1"));
+    // A history's JSON of another version is refused by name.
+    paste.set_value(&HISTORY.replacen("\"httpbench_history\": 1", "\"httpbench_history\": 7", 1));
+    paste.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    common::by_testid(&host, "import-paste-button").click();
+    let error_text = || common::by_testid(&host, "import-error").text_content().unwrap();
+    common::wait_for("the import error", Duration::from_secs(5), || !error_text().is_empty()).await;
+    assert!(error_text().contains("pasted: a history's JSON of version 7"), "{}", error_text());
+    host.remove();
+}
