@@ -165,3 +165,44 @@ fn files_that_are_not_histories_are_refused_before_any_work_and_left_alone() {
         "{err}"
     );
 }
+
+/// The CI recipe's script: `append` runs the plan into the history and writes its dashboard beside it;
+/// `comment` gives the pull-request comment, the gate's verdict then the nearest change points.
+#[test]
+fn the_ci_script_appends_and_comments() {
+    let dir = scratch("history-ci");
+    let db = dir.join("history/bench.db");
+    let script = crate::support::root().join("scripts/history-ci.sh");
+    let ci = |args: &[&str]| {
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env("HTTPBENCH_NEW_BIN", env!("CARGO_BIN_EXE_httpbench"))
+            .env("HTTPBENCH_HISTORY_PLAN", "-n 100 --rounds 3 --warmup 10 --clients raw --mode reuse")
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, out, _) = ci(&["comment", s(&db)]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("No run history yet"), "{out}");
+    for label in ["aaa1111", "bbb2222"] {
+        let (code, _, err) = ci(&["append", s(&db), label]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, out, _) = run(&["history", s(&db)]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("2 runs, 1 series on 1 machine"), "{out}");
+    assert!(dir.join("history/index.html").is_file(), "the dashboard beside the history");
+    let verdict = dir.join("verdict.md");
+    std::fs::write(&verdict, "**Change from base to new** (gate passed)\n").unwrap();
+    let (code, out, err) = ci(&["comment", s(&db), s(&verdict), "5"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("**Change from base to new**") && out.contains("**Change points** (wall rate, 2 runs)"),
+        "{out}"
+    );
+    let (code, _, err) = ci(&["nonsense", s(&db)]);
+    assert_eq!(code, Some(2), "{err}");
+}

@@ -112,3 +112,24 @@ fn cost_metrics_keep_their_direction() {
     assert!((change.change - 0.25).abs() < 0.02, "{change:?}");
     assert_eq!(change.verdict, crate::change::Verdict::Slower);
 }
+
+/// The renderings of a history, by snapshot: the table, the change list, the Markdown comment and one series'
+/// section of the dashboard.
+#[test]
+fn renderings() {
+    let mut runs = history();
+    runs.truncate(20);
+    // An acceptance at a run without a change point hides nothing.
+    runs[17].accepted = true;
+    let analysis = analyse(&runs, &Query::default());
+    insta::assert_snapshot!("table", crate::render::history_text(&analysis));
+    insta::assert_snapshot!("changes", crate::render::changes_text(&analysis));
+    insta::assert_snapshot!("markdown", crate::render::changes_markdown(&analysis, None));
+    insta::assert_snapshot!("section", crate::render::history_sections(&analysis, "a/reuse"));
+    let html = crate::render::history_html(&analysis, "bench.db");
+    assert!(html.starts_with("<!doctype html>") && html.contains("<title>httpbench history: bench.db</title>"));
+    assert_eq!(html.matches("<section class=\"series\"").count(), 2);
+    assert!(html.contains("prefers-color-scheme: dark"), "a dark scheme, charts included");
+    // The JSON reads back as the same analysis.
+    assert_eq!(super::from_json(&super::to_json(&analysis)), Ok(analysis));
+}
