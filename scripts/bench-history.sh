@@ -18,9 +18,13 @@ bin=target/release/httpbench
 serve_pid=$!
 for _ in $(seq 100); do grep -q '^listening on ' "$dir/serve.txt" && break; sleep 0.1; done
 url=$(sed -n 's/^listening on //p' "$dir/serve.txt")
+[ -n "$url" ] || { echo "bench-history: httpbench serve did not start" >&2; exit 1; }
 for i in $(seq "$RUNS"); do
-  "$bin" run "$url" -n "$N" --rounds 5 --clients curl,raw --mode reuse --no-progress --format csv \
-    --history "$dir/noise.db" --commit "run$i" >/dev/null 2>&1
+  if ! "$bin" run "$url" -n "$N" --rounds 5 --clients curl,raw --mode reuse --no-progress --format csv \
+    --history "$dir/noise.db" --commit "run$i" >/dev/null 2>"$dir/run.err"; then
+    cat "$dir/run.err" >&2
+    exit 1
+  fi
   echo "run $i of $RUNS done" >&2
 done
 "$bin" history "$dir/noise.db"

@@ -3,7 +3,8 @@
 # the working tree, run one plan with each on the same machine (pinned, rounds interleaved), alternately (base,
 # change, base, change: REPEAT times each, so drift between runs hits both sides and shows in their pooled
 # spread), and gate the change against the base with `compare BASE... --against CHANGE... --fail-if-slower`. Exit 3 when a case got slower beyond the threshold, 0 when it
-# passed; the Markdown verdict goes to $GITHUB_STEP_SUMMARY when that is set (GitHub Actions), the text to stdout.
+# passed; the Markdown verdict goes to DIR/verdict.md and to $GITHUB_STEP_SUMMARY when that is set (GitHub
+# Actions), the text to stdout.
 #
 # Usage: scripts/gate-ci.sh [BASE_REF] [THRESHOLD]          (defaults: main, 5%)
 # Environment:
@@ -16,7 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BASE_REF=${1:-main}
 THRESHOLD=${2:-5%}
-PLAN=${HTTPBENCH_GATE_PLAN:--n 2000 --rounds 5 --warmup 200 --clients curl,ureq,reqwest,raw --mode both --pin split}
+SCRIPT_NAME=gate-ci
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+PLAN=${HTTPBENCH_GATE_PLAN:-$CI_PLAN}
 METRIC=${HTTPBENCH_GATE_METRIC:-rate}
 DIR=${HTTPBENCH_GATE_DIR:-target/gate}
 REPEAT=${HTTPBENCH_GATE_REPEAT:-2}
@@ -57,8 +61,10 @@ for i in $(seq "$REPEAT"); do
 done
 
 gate=("$new_bin" compare "${base_files[@]}" --against "${new_files[@]}" --fail-if-slower "$THRESHOLD" --metric "$METRIC")
+# The Markdown verdict, kept for a pull-request comment (scripts/history-ci.sh comment) and the job summary.
+"${gate[@]}" --format markdown >"$DIR/verdict.md" 2>/dev/null || true
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  "${gate[@]}" --format markdown >>"$GITHUB_STEP_SUMMARY" 2>/dev/null || true
+  cat "$DIR/verdict.md" >>"$GITHUB_STEP_SUMMARY"
 fi
 status=0
 "${gate[@]}" || status=$?

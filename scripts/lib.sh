@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Helpers the set-up scripts share: a log line under the script's name, a command as root, and Debian
-# packages installed only when missing. Sourced, never run; the sourcing script sets SCRIPT_NAME.
+# Helpers the scripts share: a log line under the script's name, a command as root, Debian packages installed
+# only when missing, and the plan CI measures. Sourced, never run; the sourcing script sets SCRIPT_NAME.
 
 log() { printf '%s: %s\n' "${SCRIPT_NAME:-setup}" "$*" >&2; }
+
+# The plan CI measures, the gate's and the history's alike (scripts/gate-ci.sh, scripts/history-ci.sh): one
+# definition, so the history's series and the gate's runs are the same cases.
+CI_PLAN="-n 2000 --rounds 5 --warmup 200 --clients curl,ureq,reqwest,raw --mode both --pin split"
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Append to the array `missing` each package of "$@" that dpkg does not have installed.

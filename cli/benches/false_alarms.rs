@@ -26,6 +26,7 @@ fn main() {
             .map(|p| RunFigure {
                 cost: p["figure"]["cost"].as_f64().expect("cost"),
                 stderr: p["figure"]["stderr"].as_f64(),
+                rounds: p["figure"]["rounds"].as_u64().unwrap_or(0) as u32,
             })
             .collect();
         let mean = real.iter().map(|f| f.cost).sum::<f64>() / real.len() as f64;

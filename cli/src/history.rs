@@ -93,47 +93,59 @@ fn import(db: &Path, files: &[std::path::PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(if refused { ExitCode::from(2) } else { ExitCode::SUCCESS })
 }
 
-/// Write each run back as the result file it was added as. Never overwrites: a file already there with other
-/// content is told and left as it was (exit 1).
+/// Write each run back as the result file it was added as. Never overwrites: each file is created only where
+/// no file (or link) is, and one already there with other content is told and left as it was (exit 1).
 fn export(db: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::open_existing(db)?;
     std::fs::create_dir_all(dir).map_err(|e| Usage(format!("{}: cannot create the folder: {e}", dir.display())))?;
     let runs = store.files()?;
+    let names = file_names(&runs);
     let mut kept = false;
-    for (id, label, file) in &runs {
-        let name = file_name(*id, label.as_deref(), &runs);
+    for ((_, _, file), name) in runs.iter().zip(names) {
         let path = dir.join(name);
-        match std::fs::read_to_string(&path) {
-            Ok(existing) if existing == *file => continue,
-            Ok(_) => {
-                eprintln!("httpbench: error: {}: already exists with other content; left as it was", path.display());
-                kept = true;
+        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        std::io::Write::write_all(&mut temp, file.as_bytes())?;
+        temp.as_file().sync_all()?;
+        // A hard link made in one step: it fails where anything already is, so nothing is ever replaced.
+        match temp.persist_noclobber(&path) {
+            Ok(_) => {}
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                if std::fs::read_to_string(&path).ok().as_deref() != Some(file.as_str()) {
+                    eprintln!(
+                        "httpbench: error: {}: already exists with other content; left as it was",
+                        path.display()
+                    );
+                    kept = true;
+                }
             }
-            Err(_) if path.exists() => {
-                eprintln!("httpbench: error: {}: already exists; left as it was", path.display());
-                kept = true;
-            }
-            Err(_) => crate::output::write_atomic(&path, file)?,
+            Err(e) => return Err(anyhow::anyhow!("{}: cannot write: {}", path.display(), e.error)),
         }
     }
     Ok(if kept { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Run `id`'s exported file: `LABEL.json` when its label is a plain file name no other run has (importing it
-/// gives the label back), else `LABEL-run-N.json`, or `run-N.json` without a label.
-fn file_name(id: i64, label: Option<&str>, runs: &[(i64, Option<String>, String)]) -> String {
-    match label.map(|l| (l, safe_name(l))) {
-        Some((l, safe)) if safe == l && !l.is_empty() && !l.starts_with('.') => {
-            let shared = runs.iter().filter(|(_, other, _)| other.as_deref() == Some(l)).count() > 1;
-            if shared {
-                format!("{safe}-run-{id}.json")
-            } else {
-                format!("{safe}.json")
+/// Each run's exported file name, in `runs`' order: `LABEL.json` when its label is a plain file name no other run
+/// has (importing it gives the label back), else `LABEL-run-N.json`, or `run-N.json` without a label; names that
+/// would still meet (also by case, on a case-insensitive disk) get `-run-N`.
+fn file_names(runs: &[(i64, Option<String>, String)]) -> Vec<String> {
+    let plain = |label: &str| safe_name(label) == label && !label.is_empty() && !label.starts_with('.');
+    let shared = |label: &str| runs.iter().filter(|(_, other, _)| other.as_deref() == Some(label)).count() > 1;
+    let mut taken: Vec<String> = Vec::new();
+    runs.iter()
+        .map(|(id, label, _)| {
+            let stem = match label.as_deref() {
+                Some(l) if plain(l) && !shared(l) => l.to_string(),
+                Some(l) if !safe_name(l).is_empty() => format!("{}-run-{id}", safe_name(l)),
+                _ => format!("run-{id}"),
+            };
+            let mut name = format!("{stem}.json");
+            if taken.contains(&name.to_lowercase()) {
+                name = format!("{stem}-run-{id}.json");
             }
-        }
-        Some((_, safe)) if !safe.is_empty() => format!("{safe}-run-{id}.json"),
-        _ => format!("run-{id}.json"),
-    }
+            taken.push(name.to_lowercase());
+            name
+        })
+        .collect()
 }
 
 /// A label as a file name's part: letters, digits, `.`, `_` and `-` kept, anything else `_`.
@@ -206,4 +218,35 @@ fn git_commit() -> Option<String> {
 fn now_unix_ms() -> u64 {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_names;
+
+    #[test]
+    fn exported_names_never_meet() {
+        let run = |id: i64, label: Option<&str>| (id, label.map(str::to_string), String::new());
+        let runs = [
+            run(1, Some("c1")),
+            run(2, Some("C1")),
+            run(3, None),
+            run(4, Some("run-3")),
+            run(5, Some("a b")),
+            run(6, Some("x")),
+            run(7, Some("x")),
+        ];
+        assert_eq!(
+            file_names(&runs),
+            [
+                "c1.json",
+                "C1-run-2.json",
+                "run-3.json",
+                "run-3-run-4.json",
+                "a_b-run-5.json",
+                "x-run-6.json",
+                "x-run-7.json"
+            ]
+        );
+    }
 }

@@ -55,9 +55,14 @@ pub fn to_json(analysis: &Analysis) -> String {
     serde_json::to_string_pretty(&file).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }
 
-/// Whether `text` looks like a history's JSON rather than a result file (what an importer tries first).
+/// Whether `text` is a history's JSON rather than a result file (what an importer tries first): a JSON object
+/// with a top-level `httpbench_history` key (a result file never has one; a label that says it does not count).
 pub fn is_json(text: &str) -> bool {
-    text.trim_start().starts_with('{') && text.contains("\"httpbench_history\"")
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        httpbench_history: Option<serde::de::IgnoredAny>,
+    }
+    text.trim_start().starts_with('{') && serde_json::from_str::<Tag>(text).is_ok_and(|t| t.httpbench_history.is_some())
 }
 
 /// Read a history's JSON; the error says what is wrong and what to do.

@@ -1,5 +1,6 @@
 //! The history store: an SQLite database holding each run whole (its result file, as written) and an index of
-//! its cases by name, machine and plan. SQLite because a history is appended to by CI jobs that may run at
+//! its cases by series (name, machine, client version, plan: shared's `history` keys), for whoever queries the
+//! file with SQL; `history` itself reads the runs whole. SQLite because a history is appended to by CI jobs that may run at
 //! once, and must survive a job killed mid-append: its transactions give both (a writer waits for the other's
 //! lock, bounded; a killed one's journal rolls back on the next open). Result files stay the interchange format
 //! (`history export` writes them back).
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use httpbench_shared::history::{case_name, machine, plan, StoredRun};
+use httpbench_shared::history::{case_name, client_version, machine, plan, StoredRun};
 use httpbench_shared::parse::parse_reports;
 use httpbench_shared::Report;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -37,10 +38,11 @@ const MIGRATIONS: [&str; 2] = [
         position INTEGER NOT NULL,
         case_name TEXT NOT NULL,
         machine TEXT NOT NULL,
+        client_version TEXT,
         plan TEXT NOT NULL,
         PRIMARY KEY (run_id, report, position)
     );
-    CREATE INDEX cases_by_series ON cases (case_name, machine, plan);",
+    CREATE INDEX cases_by_series ON cases (case_name, machine, client_version, plan);",
     // 2: change points accepted as expected (`history --ack`), by the run they start at.
     "CREATE TABLE accepted (
         run_id INTEGER PRIMARY KEY REFERENCES runs(id),
@@ -97,36 +99,20 @@ impl Store {
     }
 
     /// Check the file is a history of a version this build reads, and bring it to [`VERSION`] (creating it
-    /// when `create` and it is empty), in one write transaction so two processes creating it at once do not
-    /// both run the migrations.
+    /// when `create` and it is empty). A current history is only read, so a read-only copy reads; creating or
+    /// migrating is one write transaction that checks again, so two processes creating it at once do not both
+    /// run the migrations.
     fn prepare(&mut self, create: bool) -> anyhow::Result<()> {
         self.conn.busy_timeout(BUSY_WAIT)?;
         let path = self.path.clone();
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| refused(&path, &e))?;
-        let (app, version): (i64, i64) = tx
-            .query_row("SELECT application_id, user_version FROM pragma_application_id, pragma_user_version", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(|e| refused(&path, &e))?;
-        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-        let shown = path.display();
-        if app == 0 && version == 0 && tables == 0 {
-            if !create {
-                return Err(Usage(format!("{shown}: an empty database, not an httpbench history")).into());
-            }
-            tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID};"))?;
-        } else if app != APPLICATION_ID {
-            return Err(Usage(format!(
-                "{shown}: an SQLite database of another program (application id {app}), not an httpbench history; \
-                 give another path (it was left as it was)"
-            ))
-            .into());
+        if header(&self.conn, &path, create)? == VERSION {
+            return Ok(());
         }
-        if version > VERSION {
-            return Err(Usage(format!(
-                "{shown}: a history of version {version}, newer than this httpbench reads ({VERSION}); upgrade httpbench"
-            ))
-            .into());
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| refused(&path, &e))?;
+        let version = header(&tx, &path, create)?;
+        let shown = path.display();
+        if version == 0 {
+            tx.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID};"))?;
         }
         for (step, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             tx.execute_batch(sql).with_context(|| format!("{shown}: migrating the history to version {}", step + 1))?;
@@ -140,6 +126,16 @@ impl Store {
     /// One transaction: the run and its index land together or not at all.
     pub(crate) fn add(&mut self, file: &str, label: Option<&str>, added_unix_ms: u64) -> anyhow::Result<Added> {
         let reports = parse_reports(file).map_err(|e| Usage(e.to_string()))?;
+        self.insert(file, &reports, label, added_unix_ms).map_err(|e| refused(&self.path, &e))
+    }
+
+    fn insert(
+        &mut self,
+        file: &str,
+        reports: &[Report],
+        label: Option<&str>,
+        added_unix_ms: u64,
+    ) -> rusqlite::Result<Added> {
         let digest = digest(file);
         let started = reports.iter().filter_map(|r| r.environment.started_unix_ms).min();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -156,12 +152,14 @@ impl Store {
         let id = tx.last_insert_rowid();
         {
             let mut insert = tx.prepare(
-                "INSERT INTO cases (run_id, report, position, case_name, machine, plan) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO cases (run_id, report, position, case_name, machine, client_version, plan)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
-            for (r, report) in (0i64..).zip(&reports) {
+            for (r, report) in (0i64..).zip(reports) {
                 let (plan, machine) = (plan(report).digest, machine(report).digest);
                 for (p, case) in (0i64..).zip(&report.cases) {
-                    insert.execute(params![id, r, p, case_name(report, case), machine, plan])?;
+                    let version = client_version(report, case);
+                    insert.execute(params![id, r, p, case_name(report, case), machine, version, plan])?;
                 }
             }
         }
@@ -171,6 +169,13 @@ impl Store {
 
     /// Every run, oldest first (by when it started; runs added from files keep their place in time).
     pub(crate) fn runs(&self) -> anyhow::Result<Vec<StoredRun>> {
+        self.read_runs().map_err(|e| match e.downcast::<rusqlite::Error>() {
+            Ok(sql) => refused(&self.path, &sql),
+            Err(other) => other,
+        })
+    }
+
+    fn read_runs(&self) -> anyhow::Result<Vec<StoredRun>> {
         let mut query = self.conn.prepare(
             "SELECT runs.id, label, file, accepted.run_id IS NOT NULL FROM runs
              LEFT JOIN accepted ON accepted.run_id = runs.id
@@ -182,8 +187,12 @@ impl Store {
         let mut runs = Vec::new();
         for row in rows {
             let (id, label, file, accepted) = row?;
-            let reports: Vec<Report> = parse_reports(&file)
-                .with_context(|| format!("{}: run #{id} does not read back", self.path.display()))?;
+            let reports: Vec<Report> = parse_reports(&file).with_context(|| {
+                format!(
+                    "{}: run #{id} does not read back; `history DB export DIR` still writes every run's file",
+                    self.path.display()
+                )
+            })?;
             runs.push(StoredRun { id, label, accepted, reports });
         }
         Ok(runs)
@@ -198,7 +207,7 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The run named `run`: its number (`16` or `#16`), else the newest run with that label (a commit).
+    /// The run named `run`: its number (`16` or `#16`), else the newest run (by when it started) with that label.
     pub(crate) fn find(&self, run: &str) -> anyhow::Result<Option<i64>> {
         if let Ok(id) = run.trim_start_matches('#').parse::<i64>() {
             let found: Option<i64> =
@@ -209,18 +218,58 @@ impl Store {
         }
         Ok(self
             .conn
-            .query_row("SELECT id FROM runs WHERE label = ?1 ORDER BY id DESC LIMIT 1", [run], |r| r.get(0))
+            .query_row(
+                "SELECT id FROM runs WHERE label = ?1
+                 ORDER BY coalesce(started_unix_ms, added_unix_ms) DESC, id DESC LIMIT 1",
+                [run],
+                |r| r.get(0),
+            )
             .optional()?)
     }
 
     /// Accept the change points at run `id` as expected.
     pub(crate) fn accept(&mut self, id: i64, now_unix_ms: u64) -> anyhow::Result<()> {
-        self.conn.execute(
-            "INSERT OR IGNORE INTO accepted (run_id, added_unix_ms) VALUES (?1, ?2)",
-            params![id, i64::try_from(now_unix_ms).unwrap_or(i64::MAX)],
-        )?;
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO accepted (run_id, added_unix_ms) VALUES (?1, ?2)",
+                params![id, i64::try_from(now_unix_ms).unwrap_or(i64::MAX)],
+            )
+            .map_err(|e| refused(&self.path, &e))?;
         Ok(())
     }
+}
+
+/// The history version of the database `conn` opened at `path` (0: empty, to be created when `create`), or
+/// why it is not a history this build reads.
+fn header(conn: &Connection, path: &Path, create: bool) -> anyhow::Result<i64> {
+    let (app, version): (i64, i64) = conn
+        .query_row("SELECT application_id, user_version FROM pragma_application_id, pragma_user_version", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .map_err(|e| refused(path, &e))?;
+    let tables: i64 =
+        conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).map_err(|e| refused(path, &e))?;
+    let shown = path.display();
+    if app == 0 && version == 0 && tables == 0 {
+        if !create {
+            return Err(Usage(format!("{shown}: an empty database, not an httpbench history")).into());
+        }
+        return Ok(0);
+    }
+    if app != APPLICATION_ID {
+        return Err(Usage(format!(
+            "{shown}: an SQLite database of another program (application id {app}), not an httpbench history; \
+             give another path (it was left as it was)"
+        ))
+        .into());
+    }
+    if version > VERSION {
+        return Err(Usage(format!(
+            "{shown}: a history of version {version}, newer than this httpbench reads ({VERSION}); upgrade httpbench"
+        ))
+        .into());
+    }
+    Ok(version)
 }
 
 /// A run's identity: the SHA-256 of its file, so the same file added twice (an import repeated) counts once.
@@ -237,10 +286,18 @@ fn refused(path: &Path, e: &rusqlite::Error) -> anyhow::Error {
             "{shown}: not an httpbench history (not an SQLite database); give another path (it was left as it was)"
         ))
         .into(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt) => Usage(format!(
+            "{shown}: a damaged SQLite file (\"{e}\"); restore it from a copy, or rebuild it with `history NEW import` \
+             of the result files (it was left as it was)"
+        ))
+        .into(),
         Some(rusqlite::ErrorCode::DatabaseBusy) => {
             anyhow::anyhow!("{shown}: another process held the history for {} s; try again", BUSY_WAIT.as_secs())
         }
-        _ => anyhow::anyhow!("{shown}: cannot open the history: {e}"),
+        Some(rusqlite::ErrorCode::ReadOnly) => {
+            anyhow::anyhow!("{shown}: the history is read-only here ({e}); copy it somewhere writable")
+        }
+        _ => anyhow::anyhow!("{shown}: cannot use the history: {e}"),
     }
 }
 

@@ -29,7 +29,10 @@ pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         None => 0,
         Some(Ok(ms)) if ms.len() == 1 => ms[0],
         Some(Ok(_)) => {
-            return usage("--server-delay: give one think time to serve with, such as 5ms (a list scans only in run)")
+            let given = a.server_delay.as_deref().unwrap_or_default();
+            return usage(format!(
+                "--server-delay '{given}': give one think time to serve with, such as 5ms (a list scans only in run)"
+            ));
         }
         Some(Err(e)) => return usage(format!("--server-delay: {e}")),
     };

@@ -103,11 +103,13 @@ where
     if let Some(tag) = httpbench_shared::protocol::conns_tag(query) {
         state.tags.note(&conn.tags, tag, std::time::Instant::now());
     }
+    let counters = path == super::CONNECTIONS_PATH || path == super::HANDSHAKES_PATH;
+    // Think time for the target routes only, as over TCP: the counters answer at once.
     let delay = httpbench_shared::protocol::asks_for_delay(query).unwrap_or(state.default_delay_ms);
-    if let Some(ms) = Some(delay).filter(|ms| *ms > 0) {
+    if let Some(ms) = Some(delay).filter(|ms| *ms > 0 && !counters) {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    let response = match path == super::CONNECTIONS_PATH || path == super::HANDSHAKES_PATH {
+    let response = match counters {
         true => {
             let mut counted = super::conn::counters(state, conn, path, query);
             // Read by a page of another origin (the page is served over TCP).

@@ -63,6 +63,21 @@ impl Metric {
         }
     }
 
+    /// A figure of this metric as a cost (time per request, growing when things get slower): a rate inverted,
+    /// any other as it is. Its own inverse: [`Metric::from_cost`].
+    pub fn to_cost(self, figure: f64) -> f64 {
+        if self.higher_is_faster() {
+            1.0 / figure
+        } else {
+            figure
+        }
+    }
+
+    /// A cost back as this metric's figure (see [`Metric::to_cost`]).
+    pub fn from_cost(self, cost: f64) -> f64 {
+        self.to_cost(cost)
+    }
+
     /// The figure of the whole case, where it has it.
     pub fn of_case(self, c: &Case) -> Option<f64> {
         match self {

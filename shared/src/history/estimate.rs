@@ -12,8 +12,20 @@ use crate::model::Case;
 pub struct RunFigure {
     /// The mean of the rounds' costs (the case's own figure when it has no rounds).
     pub cost: f64,
-    /// Standard error of that mean from the rounds' spread; `None` with fewer than two rounds.
+    /// Standard error of that mean from the rounds' spread; `None` with fewer than two rounds, or when every
+    /// round gave the same figure (a percentile rounded alike: no spread measured, not a spread of zero).
     pub stderr: Option<f64>,
+    /// The rounds it comes from (0 when the case had none).
+    #[serde(default)]
+    pub rounds: u32,
+}
+
+impl RunFigure {
+    /// The half-width of this run's own 95% interval, from its rounds (Student's t with rounds − 1 degrees of
+    /// freedom); `None` without a spread.
+    pub fn half_width(&self) -> Option<f64> {
+        Some(t975(self.rounds.saturating_sub(1)) * self.stderr?)
+    }
 }
 
 impl RunFigure {
@@ -25,10 +37,11 @@ impl RunFigure {
             let n = costs.len() as f64;
             let mean = costs.iter().sum::<f64>() / n;
             let var = costs.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (n - 1.0);
-            return Some(RunFigure { cost: mean, stderr: Some((var / n).sqrt()) });
+            let stderr = Some((var / n).sqrt()).filter(|s| *s > 0.0);
+            return Some(RunFigure { cost: mean, stderr, rounds: costs.len() as u32 });
         }
         let figure = metric.of_case(case).filter(|f| f.is_finite() && *f > 0.0)?;
-        Some(RunFigure { cost: if metric.higher_is_faster() { 1.0 / figure } else { figure }, stderr: None })
+        Some(RunFigure { cost: metric.to_cost(figure), stderr: None, rounds: costs.len() as u32 })
     }
 }
 
@@ -71,11 +84,11 @@ pub fn estimate(figures: &[RunFigure]) -> Option<Estimate> {
     let cost = w.iter().zip(&y).map(|(wi, yi)| wi * yi).sum::<f64>() / sum_w;
     let (df, se) = if k >= 2 {
         (k as u32 - 1, (1.0 / sum_w).sqrt())
-    } else if known.is_empty() {
-        (0, f64::INFINITY)
+    } else if let Some(se) = figures[0].stderr {
+        // One run: its rounds are all there is.
+        (figures[0].rounds.saturating_sub(1), se)
     } else {
-        // One run: its rounds are all there is (5 rounds by default, so t with 4 degrees of freedom).
-        (4, v[0].sqrt())
+        (0, f64::INFINITY)
     };
     let half = t975(df) * se;
     Some(Estimate { runs: k, cost, stderr: se, low: (cost - half).max(0.0), high: cost + half })
@@ -106,7 +119,7 @@ mod tests {
     use super::*;
 
     fn fig(cost: f64, stderr: f64) -> RunFigure {
-        RunFigure { cost, stderr: Some(stderr) }
+        RunFigure { cost, stderr: Some(stderr), rounds: 5 }
     }
 
     #[test]
@@ -135,8 +148,17 @@ mod tests {
     }
 
     #[test]
+    fn one_run_takes_its_own_rounds_degrees_of_freedom() {
+        // Two rounds: t with 1 degree of freedom (12.706), not the 2.776 of five rounds.
+        let two = estimate(&[RunFigure { cost: 1.0, stderr: Some(0.01), rounds: 2 }]).unwrap();
+        assert!((two.high - (1.0 + 12.706 * 0.01)).abs() < 1e-9, "{two:?}");
+        let five = estimate(&[RunFigure { cost: 1.0, stderr: Some(0.01), rounds: 5 }]).unwrap();
+        assert!((five.high - (1.0 + 2.776 * 0.01)).abs() < 1e-9, "{five:?}");
+    }
+
+    #[test]
     fn runs_without_rounds_still_estimate() {
-        let bare = |cost| RunFigure { cost, stderr: None };
+        let bare = |cost| RunFigure { cost, stderr: None, rounds: 0 };
         let e = estimate(&[bare(1.0), bare(1.2), bare(0.8)]).unwrap();
         assert!((e.cost - 1.0).abs() < 1e-9 && e.low < 1.0 && e.high > 1.0);
         let one = estimate(&[bare(1.0)]).unwrap();

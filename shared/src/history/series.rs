@@ -6,8 +6,9 @@ use crate::change::Verdict;
 use crate::inference::t975;
 use crate::model::Report;
 
-/// Change points are looked for in the newest this many runs of a series: the search costs time and memory
-/// that grow with the square of its length (1000 runs: 4 MB and well under a second per test).
+/// A series holds its newest this many runs (older ones stay in the store, and in `export`): the change-point
+/// search costs time and memory that grow with the square of its length (1000 runs: 4 MB, 17 ms for a series
+/// of noise, about a second per change point kept).
 pub const MAX_POINTS: usize = 1000;
 
 /// One run of a history, as a store hands it over.
@@ -136,6 +137,8 @@ pub fn analyse(runs: &[StoredRun], query: &Query) -> Analysis {
         }
     }
     for s in &mut series {
+        let skip = s.points.len().saturating_sub(MAX_POINTS);
+        s.points.drain(..skip);
         s.changes = changes(&s.points, query);
         for c in &mut s.changes {
             c.accepted = runs.iter().any(|r| r.id == c.run && r.accepted);
@@ -144,16 +147,12 @@ pub fn analyse(runs: &[StoredRun], query: &Query) -> Analysis {
     Analysis { metric: query.metric, runs: runs.len(), alpha: query.detect.alpha, min_change: query.min_change, series }
 }
 
-/// The change points of one series' points (none accepted yet): found by E-divisive over the newest
-/// [`MAX_POINTS`], then the smallest below `query.min_change` dropped one at a time (each drop joins two
-/// stretches, which changes its neighbours' figures), as Otava's merge step does.
+/// The change points of one series' points (none accepted yet): found by E-divisive, then the smallest
+/// below `query.min_change` dropped one at a time (each drop joins two stretches, which changes its
+/// neighbours' figures), as Otava's merge step does. [`analyse`] hands at most [`MAX_POINTS`] points.
 pub fn changes(points: &[Point], query: &Query) -> Vec<ChangePoint> {
-    let skip = points.len().saturating_sub(MAX_POINTS);
-    let costs: Vec<f64> = points[skip..].iter().map(|p| p.figure.cost).collect();
+    let costs: Vec<f64> = points.iter().map(|p| p.figure.cost).collect();
     let mut found = change_points(&costs, &query.detect);
-    for f in &mut found {
-        f.index += skip;
-    }
     loop {
         let described = describe(points, &found, query);
         let smallest = described

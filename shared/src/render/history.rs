@@ -7,21 +7,12 @@ use std::fmt::Write;
 use crate::change::Metric;
 use crate::history::{Analysis, ChangePoint, Estimate, Series};
 
-/// `value` (a cost) as the metric's own figure: a rate for `rate`, else the cost itself.
-pub(crate) fn figure(metric: Metric, cost: f64) -> f64 {
-    if metric.higher_is_faster() {
-        1.0 / cost
-    } else {
-        cost
-    }
-}
-
 /// An estimate in the metric's unit with its interval: `12345 req/s [12100, 12590]`.
 pub(crate) fn estimate(metric: Metric, e: &Estimate) -> String {
-    let (a, b) = (figure(metric, e.low), figure(metric, e.high));
+    let (a, b) = (metric.from_cost(e.low), metric.from_cost(e.high));
     let (low, high) = if a <= b { (a, b) } else { (b, a) };
     let bound = |v: f64| if v.is_finite() { metric.show(v) } else { "∞".to_string() };
-    format!("{} [{} – {}]", metric.show(figure(metric, e.cost)), bound(low), bound(high))
+    format!("{} [{} – {}]", metric.show(metric.from_cost(e.cost)), bound(low), bound(high))
 }
 
 /// A relative change with its interval, in the metric's direction: `▼ −20.1% [−21.0%, −19.2%] req/s, slower`.
@@ -82,15 +73,16 @@ pub fn heading(a: &Analysis) -> String {
     let mut machines: Vec<&str> = a.series.iter().map(|s| s.machine.digest.as_str()).collect();
     machines.sort_unstable();
     machines.dedup();
+    let min = format!("{:.2}", a.min_change * 100.0);
     format!(
-        "{} runs, {} series on {} machine{}, by {}; change points by E-divisive means (p ≤ {}, changes of {:.0}% or more)",
+        "{} runs, {} series on {} machine{}, by {}; change points by E-divisive means (p ≤ {}, changes of {}% or more)",
         a.runs,
         a.series.len(),
         machines.len(),
         if machines.len() == 1 { "" } else { "s" },
         a.metric.describe(),
         a.alpha,
-        a.min_change * 100.0
+        min.trim_end_matches('0').trim_end_matches('.')
     )
 }
 
@@ -112,7 +104,7 @@ pub fn history_text(a: &Analysis) -> String {
 }
 
 fn row(metric: Metric, s: &Series) -> [String; 6] {
-    let last = s.points.last().map_or_else(String::new, |p| metric.show(figure(metric, p.figure.cost)));
+    let last = s.points.last().map_or_else(String::new, |p| metric.show(metric.from_cost(p.figure.cost)));
     let new: Vec<&ChangePoint> = s.changes.iter().filter(|c| !c.accepted).collect();
     let accepted = s.changes.len() - new.len();
     let mut changes = match new.last() {
@@ -166,7 +158,8 @@ pub fn changes_text(a: &Analysis) -> String {
 pub fn changes_markdown(a: &Analysis, nearest: Option<usize>) -> String {
     let mut all: Vec<(&Series, &ChangePoint)> =
         a.series.iter().flat_map(|s| s.changes.iter().filter(|c| !c.accepted).map(move |c| (s, c))).collect();
-    all.sort_by_key(|(_, c)| std::cmp::Reverse(c.run));
+    // Newest first by when the run started (runs imported later keep their place in time), then by number.
+    all.sort_by_key(|(s, c)| std::cmp::Reverse((s.points.get(c.index).and_then(|p| p.started_unix_ms), c.run)));
     all.truncate(nearest.unwrap_or(usize::MAX));
     let mut out = format!("**Change points** ({}, {} runs)\n\n", a.metric.describe(), a.runs);
     if all.is_empty() {
@@ -176,7 +169,7 @@ pub fn changes_markdown(a: &Analysis, nearest: Option<usize>) -> String {
     out.push_str("| case | run | before | after | change | p |\n|---|---|---|---|---|---|\n");
     for (s, c) in all {
         let started = s.points.get(c.index).and_then(|p| p.started_unix_ms);
-        let cell = |t: String| t.replace('|', "\\|");
+        let cell = |t: String| t.replace('|', "\\|").replace(['\n', '\r'], " ");
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {:.3} |",

@@ -6,14 +6,13 @@
 use std::fmt::Write;
 
 use super::charts::escape;
-use super::history::{change, estimate, figure, percent, run_name};
+use super::history::{change, estimate, percent, run_name};
 use crate::change::Metric;
 use crate::history::{Analysis, Series};
-use crate::inference::t975;
 
 const STYLE: &str = include_str!("report.css");
 
-/// The dashboard's own rules beside the report's sheet: its change lines, stretches and the dark scheme.
+/// The dashboard's own rules beside the results' sheet: its points, stretches, change lines and filter.
 const HISTORY_STYLE: &str = "\
 svg .pt { fill: var(--bar); } svg .whisk { stroke: var(--bar); stroke-width: 1; }
 svg .seg { stroke: var(--fg); stroke-width: 2; } svg .band { fill: var(--bar); opacity: 0.15; }
@@ -21,6 +20,10 @@ svg .cp { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 4 3; } svg .cp-l
 svg .cp.accepted { stroke: var(--muted); } svg .grid { stroke: var(--line); }
 input[type=search] { font: inherit; padding: 0.3rem 0.5rem; width: min(100%, 24rem); }
 section.series { margin-bottom: 1.5rem; } section.series[hidden] { display: none; }
+";
+
+/// The dashboard file's dark scheme (the page keeps its own colours).
+const DARK: &str = "\
 @media (prefers-color-scheme: dark) {
   :root { --fg: #e6edf3; --muted: #9da7b3; --bar: #58a6ff; --line: #30363d; }
   body { background: #0d1117; } pre { background: #161b22; }
@@ -55,13 +58,14 @@ pub fn history_html(a: &Analysis, title: &str) -> String {
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>httpbench history: {}</title>\n<style>\n{STYLE}{HISTORY_STYLE}</style>\n</head>\n<body>\n<main>\n\
+         <title>httpbench history: {}</title>\n<style>\n{STYLE}{HISTORY_STYLE}{DARK}</style>\n</head>\n<body>\n<main>\n\
          {body}</main>\n<script>\n{FILTER}</script>\n</body>\n</html>\n",
         escape(title)
     )
 }
 
-/// The dashboard's rules beside the results' sheet (`report.css`), for a page that has that sheet already.
+/// The dashboard's rules beside the results' sheet (`report.css`), for a page that has that sheet already (the
+/// file's dark scheme is not among them: it would restyle the whole page).
 pub const HISTORY_CSS: &str = HISTORY_STYLE;
 
 /// A section per series of `a` whose case name contains `filter` (all for an empty one): its heading, its
@@ -125,19 +129,20 @@ const PLOT_H: f64 = 200.0;
 fn chart(metric: Metric, s: &Series) -> String {
     let n = s.points.len().max(1) as f64;
     let x_at = |i: f64| LEFT + (W - LEFT - RIGHT) * (i + 0.5) / n;
-    // Each run's own interval: its rounds' mean cost ± t·se (5 rounds by default: t with 4 degrees of freedom).
+    // Each run's own interval: its rounds' mean cost ± t·se. A cost interval reaching zero is a rate interval
+    // reaching infinity: drawn to the top of the plot.
     let spans: Vec<(f64, f64, f64)> = s
         .points
         .iter()
         .map(|p| {
-            let half = p.figure.stderr.map_or(0.0, |se| t975(4) * se);
-            let a = figure(metric, p.figure.cost);
-            let (lo, hi) =
-                (figure(metric, (p.figure.cost - half).max(f64::MIN_POSITIVE)), figure(metric, p.figure.cost + half));
+            let half = p.figure.half_width().unwrap_or(0.0);
+            let a = metric.from_cost(p.figure.cost);
+            let (lo, hi) = (metric.from_cost((p.figure.cost - half).max(0.0)), metric.from_cost(p.figure.cost + half));
             (a, lo.min(hi), lo.max(hi))
         })
         .collect();
-    let top = spans.iter().map(|s| s.2).filter(|v| v.is_finite()).fold(0.0, f64::max).max(f64::MIN_POSITIVE) * 1.1;
+    // The scale follows the runs' figures, not their intervals: one noisy run must not flatten the others.
+    let top = spans.iter().map(|s| s.0).filter(|v| v.is_finite()).fold(0.0, f64::max).max(f64::MIN_POSITIVE) * 1.25;
     let y_at = |v: f64| TOP + PLOT_H * (1.0 - (v / top).clamp(0.0, 1.0));
     let bottom = TOP + PLOT_H;
     let height = bottom + 40.0;
@@ -165,7 +170,7 @@ fn chart(metric: Metric, s: &Series) -> String {
     let estimates = s.changes.iter().map(|c| c.before).chain(s.changes.last().map(|c| c.after));
     for (w, e) in cuts.windows(2).zip(estimates) {
         let (x0, x1) = (x_at(w[0] as f64) - 4.0, x_at(w[1] as f64 - 1.0) + 4.0);
-        let (a, b) = (figure(metric, e.low), figure(metric, e.high));
+        let (a, b) = (metric.from_cost(e.low), metric.from_cost(e.high));
         let (lo, hi) = (a.min(b), if a.max(b).is_finite() { a.max(b) } else { top });
         let _ = write!(
             svg,
@@ -173,7 +178,7 @@ fn chart(metric: Metric, s: &Series) -> String {
             y_at(hi),
             x1 - x0,
             (y_at(lo) - y_at(hi)).max(0.5),
-            y = y_at(figure(metric, e.cost))
+            y = y_at(metric.from_cost(e.cost))
         );
     }
     for (i, (v, lo, hi)) in spans.iter().enumerate() {

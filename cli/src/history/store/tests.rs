@@ -84,3 +84,23 @@ fn a_version_1_history_migrates_forward() {
     let runs = store.runs().unwrap();
     assert_eq!((runs.len(), runs[0].label.as_deref(), runs[0].accepted), (1, Some("old"), true));
 }
+
+#[test]
+fn a_damaged_history_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    let mut store = Store::open_or_create(&db).unwrap();
+    for i in 0..20 {
+        store.add(&file(i), None, 1).unwrap();
+    }
+    drop(store);
+    // Every page but the first (the header and the schema) overwritten.
+    let mut bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 2 * page, "{} bytes", bytes.len());
+    bytes[page..].fill(0xA5);
+    std::fs::write(&db, &bytes).unwrap();
+    let e = Store::open_existing(&db).and_then(|s| s.runs()).err().unwrap().to_string();
+    assert!(e.contains("a damaged SQLite file") && e.contains("(it was left as it was)"), "{e}");
+    assert_eq!(std::fs::read(&db).unwrap(), bytes);
+}
