@@ -45,7 +45,15 @@ pub(crate) fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
             }
         })
         .collect();
-    let render_options = RenderOptions { basis: options.basis, change: options.rule };
+    if let Some(value) = &options.reference {
+        check_reference(value, &loaded)?;
+    }
+    let render_options = RenderOptions {
+        basis: options.basis,
+        change: options.rule,
+        reference: options.reference.clone(),
+        wide: options.wide,
+    };
     let comparisons = render::comparisons(&sources, options.rule);
     gate::check(comparisons.last(), options)?;
     let gated = options.gate.and(comparisons.last());
@@ -65,6 +73,29 @@ pub(crate) fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if written { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `--reference`, by shared's one rule, against the clients of the files read: an environment's clients are
+/// those of every file of it.
+fn check_reference(value: &str, loaded: &[(String, Report)]) -> anyhow::Result<()> {
+    let mut sides: Vec<(&str, Vec<String>)> = Vec::new();
+    for (_, r) in loaded {
+        let name = r.environment.name();
+        let clients = r.cases.iter().map(|c| c.client.clone());
+        match sides.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, known)) => known.extend(clients.filter(|c| !known.contains(c)).collect::<Vec<_>>()),
+            None => {
+                let mut unique: Vec<String> = Vec::new();
+                clients.for_each(|c| {
+                    if !unique.contains(&c) {
+                        unique.push(c)
+                    }
+                });
+                sides.push((name, unique));
+            }
+        }
+    }
+    httpbench_shared::headline::check_reference("--reference", value, &sides).map_err(|e| Usage(e).into()).map(|_| ())
 }
 
 /// `{"gate": ..., "reports": [...]}`: the newest comparison and every report, pretty, newline-terminated.

@@ -214,7 +214,12 @@ fn emit(reports: &[Report], histograms: &[CaseHistogram], options: &RunOptions) 
     if let Some(native) = sources.first_mut() {
         *native = native.with_histograms(histograms);
     }
-    let render_options = RenderOptions { basis: options.basis, ..Default::default() };
+    let render_options = RenderOptions {
+        basis: options.basis,
+        reference: options.reference.clone(),
+        wide: options.wide,
+        ..Default::default()
+    };
     output::print(&render(&sources, options.format, &render_options))?;
     let ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
     let mut files: Vec<(&std::path::Path, String)> = options

@@ -52,10 +52,10 @@ fn mean_var(x: &[f64]) -> (f64, f64) {
     (mean, x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0))
 }
 
-/// The relative change of the mean from samples `b` to samples `a` (each at least two values), with its 95%
-/// interval by Welch's t (Welch 1947, "The generalization of Student's problem when several different
-/// population variances are involved"): (low, estimate, high), as fractions of `b`'s mean.
-pub fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
+/// The difference of the means from samples `b` to samples `a` (each at least two values), `a − b`, with its
+/// 95% interval by Welch's t (Welch 1947, "The generalization of Student's problem when several different
+/// population variances are involved"): (low, estimate, high), in the samples' unit.
+pub fn welch_difference(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
     let ((mb, vb), (ma, va)) = (mean_var(b), mean_var(a));
     let (nb, na) = (b.len() as f64, a.len() as f64);
     let (sb, sa) = (vb / nb, va / na);
@@ -64,7 +64,33 @@ pub fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
     let df = if se > 0.0 { (sb + sa).powi(2) / (sb.powi(2) / (nb - 1.0) + sa.powi(2) / (na - 1.0)) } else { 1e9 };
     let half = t975(df.floor().clamp(1.0, 1e9) as u32) * se;
     let diff = ma - mb;
-    ((diff - half) / mb, diff / mb, (diff + half) / mb)
+    (diff - half, diff, diff + half)
+}
+
+/// The relative change of the mean from samples `b` to samples `a` (each at least two values), with its 95%
+/// interval by Welch's t ([`welch_difference`]): (low, estimate, high), as fractions of `b`'s mean.
+pub fn welch(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
+    let mb = mean_var(b).0;
+    let (low, diff, high) = welch_difference(b, a);
+    (low / mb, diff / mb, high / mb)
+}
+
+/// How many times `a`'s mean is `b`'s, from positive samples (each at least two), with a 95% interval that
+/// cannot reach zero: Welch's interval of the difference of their logarithms, exponentiated (the ratio of
+/// geometric means). (low, estimate, high).
+pub fn ratio_interval(b: &[f64], a: &[f64]) -> (f64, f64, f64) {
+    let ln = |x: &[f64]| x.iter().map(|v| v.ln()).collect::<Vec<f64>>();
+    let (low, diff, high) = welch_difference(&ln(b), &ln(a));
+    (low.exp(), diff.exp(), high.exp())
+}
+
+/// The mean of positive samples (at least two) with a 95% interval that cannot reach zero: Student's t on
+/// their logarithms, exponentiated (the geometric mean's interval). (low, geometric mean, high).
+pub fn positive_interval(x: &[f64]) -> (f64, f64, f64) {
+    let logs: Vec<f64> = x.iter().map(|v| v.ln()).collect();
+    let (mean, var) = mean_var(&logs);
+    let half = t975(logs.len() as u32 - 1) * (var / logs.len() as f64).sqrt();
+    ((mean - half).exp(), mean.exp(), (mean + half).exp())
 }
 
 /// How many times faster `a` is than `b`, with the uncertainty of that ratio propagated to first order from the
@@ -110,6 +136,24 @@ mod tests {
         assert!((s.ci95_low - (11.0 - half)).abs() < 1e-9 && (s.ci95_high - (11.0 + half)).abs() < 1e-9);
         assert!((s.cv - 2.5f64.sqrt() / 11.0).abs() < 1e-12);
         assert!(spread(&rounds[..1]).is_none());
+    }
+
+    #[test]
+    fn log_intervals_stay_positive_and_hold_their_estimate() {
+        // Welch's difference of known samples: means 10 and 12, variances 2.5 each over 5, se = 1, df = 8.
+        let b = [8.0, 9.0, 10.0, 11.0, 12.0];
+        let a = [10.0, 11.0, 12.0, 13.0, 14.0];
+        let (lo, d, hi) = welch_difference(&b, &a);
+        assert!((d - 2.0).abs() < 1e-12 && (hi - d - 2.306).abs() < 1e-9 && (d - lo - 2.306).abs() < 1e-9);
+        // A wide spread: the arithmetic interval of a rate would reach below zero, the log one never does.
+        let wide = [1.0, 9.0, 2.0, 12.0];
+        let (lo, g, hi) = positive_interval(&wide);
+        assert!(lo > 0.0 && lo < g && g < hi, "{lo} {g} {hi}");
+        let (lo, r, hi) = ratio_interval(&wide, &wide.map(|v| v * 3.0));
+        assert!((r - 3.0).abs() < 1e-9 && lo > 0.0 && lo < 3.0 && hi > 3.0, "{lo} {r} {hi}");
+        // Identical samples: an exact ratio.
+        let (lo, r, hi) = ratio_interval(&[2.0, 2.0], &[4.0, 4.0]);
+        assert_eq!((lo, r, hi), (2.0, 2.0, 2.0));
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod cfmt;
 pub mod change;
 pub mod clock;
 pub mod fixture;
+pub mod headline;
 pub mod history;
 pub mod inference;
 pub mod model;

@@ -19,11 +19,11 @@ use crate::support::{scratch, wait_for, wait_until};
 #[test]
 #[ignore = "needs the built page (dist/) and Chromium: scripts/test.sh runs it"]
 fn run_browser_reports_native_and_browser_cases_together() {
-    let r = BrowserRun::new("run-browser", "-n 200 --warmup 10 --rounds 2 --clients curl,ureq,reqwest").run();
+    let r = BrowserRun::new("run-browser", "-n 200 --warmup 10 --rounds 2 --clients curl,ureq,reqwest --wide").run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     for label in ["native/curl/fresh", "native/reqwest/reuse", "chromium/fetch/reuse", "chromium/js-fetch/fresh"] {
-        assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
+        assert!(out.lines().any(|l| l.starts_with(&format!("{label} "))), "a table row for {label}: {out}");
     }
     let chart = out.lines().find(|l| l.trim_start().starts_with("Rate ")).expect("one cmpthese chart");
     assert!(chart.contains("native/ureq/fresh") && chart.contains("chromium/gloo-net/reuse"), "{chart}");
@@ -202,7 +202,7 @@ fn run_browser_over_tls_measures_h1_and_h2() {
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
     for label in ["native/curl/fresh/h2", "chromium/fetch/reuse/h1", "chromium/xhr/fresh/h2"] {
-        assert!(out.contains(&format!("{label}: ")), "a timethese line for {label}: {out}");
+        assert!(out.lines().any(|l| l.starts_with(&format!("{label} "))), "a table row for {label}: {out}");
     }
     let browser = r.browser();
     assert_eq!(browser["settings"]["tls"], true, "{}", browser["settings"]);

@@ -11,7 +11,7 @@ fn two_saved_runs_render_as_one_report() {
     for f in [&a, &b] {
         export_run(f, &["-n", "10", "--warmup", "0", "--clients", "curl,raw", "--mode", "reuse"]);
     }
-    let (code, out, err) = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let (code, out, err) = run(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--wide"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("Benchmark: timing 10 iterations of after/curl, after/raw, before/curl, before/raw..."),
@@ -21,9 +21,11 @@ fn two_saved_runs_render_as_one_report() {
     assert!(out.contains("Change from before to after (wall rate, judged as time per request; 95% interval"), "{out}");
     for case in ["curl ", "raw "] {
         let line = out.lines().find(|l| l.trim_start().starts_with(case) && l.contains(" → ")).expect("a change line");
-        let verdicts = ["slower", "faster", "unchanged", "inconclusive"];
+        let verdicts = ["▼ slower", "▲ faster", "≈ same", "? inconclusive"];
         assert!(
-            line.contains('%') && line.contains('[') && verdicts.iter().any(|v| line.contains(&format!("  {v}"))),
+            line.contains("% [")
+                && line.contains("req/s, ")
+                && verdicts.iter().any(|v| line.contains(&format!(", {v}"))),
             "{line}"
         );
     }

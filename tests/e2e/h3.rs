@@ -333,7 +333,7 @@ fn chromium_speaks_http3_to_a_target_of_its_own_beside_the_native_floor() {
     let r = crate::browser_plan::BrowserRun::new("run-browser-h3", args).run();
     assert_eq!(r.code, 0, "{}\n{}", r.err, r.out);
     for label in ["native/raw/fresh/h3", "native/curl/reuse/h2", "chromium/fetch/fresh/h3", "chromium/fetch/reuse/h2"] {
-        assert!(r.out.contains(&format!("{label}: ")), "a timethese line for {label}: {}", r.out);
+        assert!(r.out.lines().any(|l| l.starts_with(&format!("{label} "))), "a table row for {label}: {}", r.out);
     }
     let browser = r.engine("chromium");
     assert_eq!(browser["settings"]["http_versions"], serde_json::json!(["2", "3"]));

@@ -50,8 +50,27 @@ fn every_client_against_a_server_written_in_the_test() {
 }
 
 #[test]
-fn text_report_has_perl_blocks_and_the_statistics_table() {
-    let (code, out, err) = run(&["-n", "30", "--warmup", "1", "--clients", "curl,raw", "--mode", "reuse"]);
+fn the_text_report_answers_first_and_fits_a_terminal() {
+    // Every native library client, both modes, two loads: the widest default report a plain run prints.
+    let args = ["-n", "20", "--warmup", "1", "--rounds", "2", "--clients", "all", "--mode", "both", "-c", "1,2"];
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let headline = out.find("Headline: time per request against a reference").expect("a headline");
+    let table = out.find("\ncase ").expect("the compact table");
+    assert!(headline < table, "the answer comes first: {out}");
+    assert!(out.contains("fresh/c1: against ") && out.contains("reuse/c2: against "), "a block per load: {out}");
+    assert!(out.contains("note: 2 rounds of some cases"), "too few rounds are said: {out}");
+    let long: Vec<&str> = out.lines().filter(|l| l.chars().count() > 100).collect();
+    assert!(long.is_empty(), "lines over 100 columns: {long:#?}");
+    assert!(
+        !out.contains("Benchmark: timing") && !out.contains("mean ± σ"),
+        "Perl's lines and the wide table wait for --wide: {out}"
+    );
+}
+
+#[test]
+fn wide_text_report_has_perl_blocks_and_the_whole_statistics_table() {
+    let (code, out, err) = run(&["-n", "30", "--warmup", "1", "--clients", "curl,raw", "--mode", "reuse", "--wide"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Benchmark: timing 30 iterations of curl, raw...\n"), "{out}");
     assert!(out.contains("Rates: ok requests per wall-clock second"), "{out}");
@@ -106,7 +125,7 @@ fn exports_are_written_whole() {
         csv.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Benchmark: timing 10 iterations of curl..."));
+    assert!(out.contains("curl ran at ") && out.contains(" req/s ["), "the report is printed: {out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     validate(&v);
     assert!(std::fs::read_to_string(&md).unwrap().contains("| curl |"));
@@ -211,7 +230,8 @@ fn credentials_in_a_url_are_refused_and_a_fragment_is_never_sent() {
 #[test]
 fn refused_port_counts_errors_and_still_prints_the_report() {
     let url = format!("http://127.0.0.1:{}/", refused_port());
-    let (code, out, err) = run(&["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse"]);
+    let args = ["run", &url, "-n", "5", "--warmup", "0", "--clients", "all", "--mode", "reuse", "--wide"];
+    let (code, out, err) = run(&args);
     assert_eq!(code, 1, "{err}");
     assert!(out.contains("Benchmark: timing 5 iterations of"), "the report is printed: {out}");
     assert!(out.contains("warning: failed requests: curl 5 of 5 (connect: 5), curl-multi 5 of 5 (connect: 5), ureq 5 of 5 (connect: 5)"), "{out}");
@@ -255,14 +275,15 @@ fn rounds_and_duration() {
         assert!(s["ci95_low"].as_f64().unwrap() <= s["mean"].as_f64().unwrap());
         assert!(s["mean"].as_f64().unwrap() <= s["ci95_high"].as_f64().unwrap());
     }
-    let (code, out, err) = run(&["--duration", "600ms", "--rounds", "3", "--warmup", "0", "--clients", "raw,curl"]);
+    let (code, out, err) =
+        run(&["--duration", "600ms", "--rounds", "3", "--warmup", "0", "--clients", "raw,curl", "--wide"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains("Benchmark: running curl/fresh, curl/reuse, raw/fresh, raw/reuse, each for at least 0.6 wallclock seconds..."),
         "{out}"
     );
     assert!(out.contains("at least 0.6 s per case") && out.contains("3 rounds, interleaved"), "{out}");
-    assert!(out.contains("Summary (wall rates") && out.contains("times faster than"), "{out}");
+    assert!(out.contains("Headline: ") && out.contains(" against "), "{out}");
 }
 
 #[test]

@@ -79,9 +79,16 @@ pub(crate) struct CompareArgs {
     /// file keeps percentiles only).
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
-    /// Rate by CPU time, as Perl's Benchmark does.
+    /// Rate by CPU time, as Perl's Benchmark does, and show its timethese lines and cmpthese chart.
     #[arg(long)]
     pub perl: bool,
+    /// The case the headline compares every other case with: a client (`curl`) or an environment's client
+    /// (`native/curl`, `chromium/js-fetch`), as `run --reference`.
+    #[arg(long, value_name = "CASE")]
+    pub reference: Option<String>,
+    /// The full text report: every column, Perl's lines, notes unwrapped (default: fits 100 columns).
+    #[arg(long)]
+    pub wide: bool,
     /// The change's result files: with it, FILE... are the base's, and each side's files are one run whose
     /// rounds are pooled (run base and change alternately, A B A B, so drift between runs shows in the spread).
     #[arg(long, value_name = "FILE|LINK", num_args = 1..)]

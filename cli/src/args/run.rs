@@ -94,9 +94,19 @@ pub(crate) struct RunArgs {
     /// current folder's git commit, if it is in a repository].
     #[arg(long, value_name = "LABEL", requires = "history")]
     pub commit: Option<String>,
-    /// Rate by CPU time, as Perl's Benchmark does (default: wall-clock rate, comparable with browsers).
+    /// Rate by CPU time, as Perl's Benchmark does, and show its timethese lines and cmpthese chart (default:
+    /// wall-clock rate, comparable with browsers).
     #[arg(long)]
     pub perl: bool,
+    /// The case the headline compares every other case with, at each load: a client (`curl`) or an
+    /// environment's client (`native/curl`, `chromium/js-fetch`) [default: `js-fetch` for the browser's wasm
+    /// clients, the fastest native client for browser cases beside native ones, else the fastest].
+    #[arg(long, value_name = "CASE")]
+    pub reference: Option<String>,
+    /// The full text report: every column of the statistics table, Perl's lines, notes unwrapped (default: a
+    /// report that fits 100 columns).
+    #[arg(long)]
+    pub wide: bool,
     /// CPU placement (Linux) of the client and the embedded server. Placement alone can change loopback rates
     /// several-fold; it is recorded in the report.
     #[arg(long, value_enum, default_value_t = PinArg::Auto)]

@@ -52,7 +52,7 @@ impl PagePlan<'_> {
             body_sizes: list(m.body_sizes.iter().flatten().map(u64::to_string).collect()),
             server_delays: list(m.server_delays_ms.iter().flatten().map(|ms| format!("{ms}ms")).collect()),
         };
-        PageQuery { plan, autorun: true, imports: Vec::new(), page: Some(id.to_string()) }
+        PageQuery { plan, autorun: true, imports: Vec::new(), page: Some(id.to_string()), reference: None }
     }
 
     /// Page `id`'s URL on `server` (`/app/`) with the plan in its query string.

@@ -22,6 +22,10 @@ pub(crate) struct CompareOptions {
     pub export_html: Option<PathBuf>,
     /// Which rate the Perl-style lines show.
     pub basis: RateBasis,
+    /// `--reference`, checked against the files' clients once they are read.
+    pub reference: Option<String>,
+    /// `--wide`: the full text report.
+    pub wide: bool,
     /// How changes are judged: `--metric` and `--fail-if-slower`'s threshold (2%, criterion's noise threshold,
     /// for the change lines when no gate is asked for).
     pub rule: Rule,
@@ -54,6 +58,8 @@ impl CompareOptions {
             format: a.format,
             export_html: checked_html_export(a.export_html.as_deref())?,
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
+            reference: a.reference.clone(),
+            wide: a.wide,
             rule: Rule { metric: a.metric, threshold: a.fail_if_slower.unwrap_or(NOISE_THRESHOLD) },
             gate,
             strict: a.strict,

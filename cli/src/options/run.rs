@@ -48,6 +48,10 @@ pub(crate) struct RunOptions {
     pub history: Option<(PathBuf, Option<String>)>,
     /// Which rate the Perl-style lines show.
     pub basis: RateBasis,
+    /// `--reference`, checked against the run's clients.
+    pub reference: Option<String>,
+    /// `--wide`: the full text report.
+    pub wide: bool,
     /// Whether a progress bar may be shown (it still needs a terminal).
     pub progress: bool,
     /// CPU placement policy; `None` is auto.
@@ -134,6 +138,7 @@ impl RunOptions {
             engine: None,
         };
         let sides: Vec<Side> = std::iter::once(native).chain(browser_sides(a)?).collect();
+        let reference = a.reference.as_deref().map(|r| check_reference(r, &sides)).transpose()?;
         let front = FrontEnd { spelling: Spelling::Cli, own_server: Some(a.tls), takes_turns: a.browser.is_some() };
         let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.0))?;
         let mut matrices = input.matrices.into_iter();
@@ -161,11 +166,20 @@ impl RunOptions {
             export_html,
             history: a.history.clone().map(|db| (db, a.commit.clone())),
             basis: if a.perl { RateBasis::Cpu } else { RateBasis::Wall },
+            reference,
+            wide: a.wide,
             progress: !a.no_progress,
             pin: a.pin.pin(),
             browser: browser_options(a, matrices.collect())?,
         })
     }
+}
+
+/// `--reference`, by shared's one rule: a client of a side, named alone or by its environment.
+fn check_reference(value: &str, sides: &[Side]) -> Result<String, Usage> {
+    let named: Vec<(&str, Vec<String>)> =
+        sides.iter().map(|s| (s.engine.map_or(s.environment.as_str(), |e| e.as_str()), s.clients.clone())).collect();
+    httpbench_shared::headline::check_reference("--reference", value, &named).map_err(Usage)
 }
 
 /// `--export-html`, checked as every export is.

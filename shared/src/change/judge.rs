@@ -35,7 +35,7 @@ impl Verdict {
             Verdict::Failed => "failed",
             Verdict::Slower => "slower",
             Verdict::Faster => "faster",
-            Verdict::Unchanged => "unchanged",
+            Verdict::Unchanged => "same",
             Verdict::Inconclusive => "inconclusive",
             Verdict::Unjudged => "unjudged",
         }

@@ -46,6 +46,16 @@ impl Metric {
         }
     }
 
+    /// The unit its changes are said in: `req/s`, `CPU/req`, `p50`, `p99`.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Rate => "req/s",
+            Metric::Cpu => "CPU/req",
+            Metric::P50 => "p50",
+            Metric::P99 => "p99",
+        }
+    }
+
     /// Whether a larger figure is faster (a rate) rather than slower (a cost).
     pub fn higher_is_faster(self) -> bool {
         self == Metric::Rate

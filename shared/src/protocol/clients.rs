@@ -144,6 +144,10 @@ mod table;
 
 pub use table::CLIENTS;
 
+/// The browser client that runs the wasm clients' fetch loop in plain JavaScript: their floor, and the
+/// reference the headline compares them with.
+pub const BROWSER_FLOOR: &str = "js-fetch";
+
 /// The clients of one environment.
 pub fn clients_of(environment: EnvironmentKind) -> impl Iterator<Item = &'static ClientInfo> {
     CLIENTS.iter().filter(move |c| c.environment == environment)

@@ -20,8 +20,8 @@ mod turn;
 
 pub use clients::{
     browser_clients, cannot_run_at, cannot_run_fresh, cannot_speak, client, clients_of, commands, libraries,
-    native_clients, parse_client_list, Adapter, ClientInfo, ClientListError, Group, Handover, Made, Script, CLIENTS,
-    GROUPS,
+    native_clients, parse_client_list, Adapter, ClientInfo, ClientListError, Group, Handover, Made, Script,
+    BROWSER_FLOOR, CLIENTS, GROUPS,
 };
 pub use close::{asks_to_close, url_for_mode, with_param};
 pub use conns::{asked_tag, case_tag, connections_query, conns_tag, read_connections, tagged_url, CONNECTIONS_PATH};

@@ -1,7 +1,8 @@
 //! The page's query string: the whole plan of a run (shared's [`RawPlan`], each value under its field's key:
 //! `target` and a target per HTTP version, `n`, `duration`, `warmup`, `rounds`, `interleave`, `timeout`,
 //! `clients`, `mode`, `http`, `c`, `size`, `delay`), plus what only a page has: `autorun=1` to start at once,
-//! `import=URL` for result files to load, and `page=ID`, the name a run gives it. `httpbench run --browser`
+//! `import=URL` for result files to load, `reference=CASE` for the headline's reference (as `--reference`),
+//! and `page=ID`, the name a run gives it. `httpbench run --browser`
 //! writes it and the page reads it, both through [`PageQuery`], on `form_urlencoded`. Values stay text as
 //! typed: the page checks them like its form's, by the one parse, so a bad link gets the form's error message.
 
@@ -20,6 +21,9 @@ pub struct PageQuery {
     /// The page's id in a run of `httpbench run --browser` (`page=chromium`): it takes its turns at each pass
     /// ([`super::turn_query`]) and names itself in its posts.
     pub page: Option<String>,
+    /// The case the headline compares the others with (`reference=js-fetch`), as `run --reference`; a case
+    /// the results do not hold is said under the headline, which falls back to its defaults.
+    pub reference: Option<String>,
 }
 
 impl PageQuery {
@@ -36,6 +40,7 @@ impl PageQuery {
             }
             match key {
                 "page" => q.page = Some(value),
+                "reference" => q.reference = Some(value).filter(|v| !v.is_empty()),
                 "autorun" => q.autorun = value == "1" || value == "true",
                 "import" => q.imports.extend(value.split(',').filter(|u| !u.is_empty()).map(str::to_string)),
                 other => {
@@ -65,6 +70,9 @@ impl PageQuery {
         }
         if let Some(v) = &self.page {
             s.append_pair("page", v);
+        }
+        if let Some(v) = &self.reference {
+            s.append_pair("reference", v);
         }
         for url in &self.imports {
             s.append_pair("import", url);
@@ -107,6 +115,7 @@ mod tests {
             autorun: true,
             imports: vec!["/results/a b.json".into(), "http://h/r.json?v=1&w=2".into()],
             page: Some("firefox".into()),
+            reference: Some("native/curl".into()),
         }
     }
 
@@ -118,7 +127,7 @@ mod tests {
             text.starts_with("target=http%3A%2F%2F127.0.0.1%3A4000%2Fbytes%2F10%3Fx%3D1%26close%3D0&target_h1="),
             "{text}"
         );
-        assert!(text.ends_with("&autorun=1"), "{text}");
+        assert!(text.ends_with("&autorun=1") && text.contains("&reference=native%2Fcurl&"), "{text}");
         assert_eq!(PageQuery::parse(&format!("?{text}")), q);
         assert_eq!(PageQuery::parse(""), PageQuery::default());
         assert_eq!(PageQuery::default().to_query(), "");

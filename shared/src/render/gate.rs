@@ -28,11 +28,23 @@ pub(super) fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
     }
 }
 
-/// `+11.8% [+10.9%, +12.7%]`: a slowdown and its interval, in percent.
-fn percent(c: &Change) -> String {
-    let value = c.slowdown.map_or_else(|| "-".to_string(), |s| format!("{:+.1}%", s * 100.0));
-    let interval = c.interval.map(|(lo, hi)| format!(" [{:+.1}%, {:+.1}%]", lo * 100.0, hi * 100.0));
-    value + &interval.unwrap_or_default()
+/// The change in the metric's own direction and unit, with its interval: a rate's as the rate moved
+/// (`−7.3% [−8.0%, −6.6%] req/s`: fewer requests per second), a cost's as the cost did (`+7.7% CPU/req`).
+fn percent(c: &Change, metric: Metric) -> String {
+    let pct = super::history::percent;
+    // A slowdown s of the time per request is a rate change of 1 / (1 + s) − 1; the bounds swap.
+    let own = |s: f64| if metric.higher_is_faster() { 1.0 / (1.0 + s) - 1.0 } else { s };
+    let value = c.slowdown.map_or_else(|| "-".to_string(), |s| pct(own(s)));
+    let interval = c.interval.map(|(lo, hi)| {
+        let (a, b) = if metric.higher_is_faster() { (own(hi), own(lo)) } else { (own(lo), own(hi)) };
+        format!(" [{}, {}]", pct(a), pct(b))
+    });
+    format!("{value}{} {}", interval.unwrap_or_default(), metric.unit())
+}
+
+/// The verdict with its glyph: `▼ slower`.
+fn verdict(v: Verdict) -> String {
+    format!("{} {}", v.glyph(), v.as_str())
 }
 
 fn shown(metric: Metric, value: Option<f64>) -> String {
@@ -64,12 +76,12 @@ pub fn comparison_text(cmp: &Comparison) -> String {
     for c in &cmp.changes {
         let reason = c.reason.as_ref().map(|r| format!(" ({r})")).unwrap_or_default();
         out.push_str(&format!(
-            "  {}  {} → {}  {}  {}{reason}\n",
+            "  {}  {} → {}  {}, {}{reason}\n",
             crate::cfmt::pad_right(&c.case, width),
             shown(metric, c.before),
             shown(metric, c.after),
-            percent(c),
-            c.verdict.as_str()
+            percent(c, metric),
+            verdict(c.verdict)
         ));
     }
     for (names, run) in [(&cmp.only_before, &cmp.before), (&cmp.only_after, &cmp.after)] {
@@ -95,11 +107,11 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
     let metric = cmp.rule.metric;
     let cell = |s: &str| s.replace('|', "\\|");
     let mut out = format!("**{}**\n\n", cell(&heading(cmp)));
-    out.push_str("| case | before | after | slowdown [95% interval] | verdict |\n|:---|---:|---:|---:|:---|\n");
+    out.push_str("| case | before | after | change [95% interval] | verdict |\n|:---|---:|---:|---:|:---|\n");
     for c in &cmp.changes {
         let verdict = match c.verdict {
-            Verdict::Slower | Verdict::Failed => format!("**{}**", c.verdict.as_str()),
-            v => v.as_str().to_string(),
+            Verdict::Slower | Verdict::Failed => format!("**{}**", verdict(c.verdict)),
+            v => verdict(v),
         };
         let reason = c.reason.as_ref().map(|r| format!(" ({})", cell(r))).unwrap_or_default();
         out.push_str(&format!(
@@ -107,7 +119,7 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
             cell(&c.case),
             shown(metric, c.before),
             shown(metric, c.after),
-            percent(c)
+            percent(c, metric)
         ));
     }
     out.push('\n');
@@ -129,12 +141,12 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
     out
 }
 
-/// The trend: a row per case of the first run it appears in, a column per run, each cell the case's figure,
-/// marked `!` where the gate judges it slower than in the run before.
+/// The trend: a row per case of the first run it appears in, a column per run, each cell the case's figure
+/// with the glyph of its verdict against the run before (▼ slower, ▲ faster, ≈ same, ? inconclusive).
 fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
     let table = trend(runs, rule);
     let mut out = format!(
-        "Trend of {} over {} runs (! = slower than the run before beyond {}%)\n",
+        "Trend of {} over {} runs (against the run before beyond ±{}%: ▼ slower, ▲ faster, ≈ same, ? inconclusive)\n",
         rule.metric.describe(),
         runs.len(),
         trim(rule.threshold * 100.0)
@@ -146,7 +158,13 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
             row.points
                 .iter()
                 .map(|p| {
-                    p.map_or_else(|| "-".to_string(), |(v, flag)| rule.metric.show(v) + if flag { "!" } else { "" })
+                    p.map_or_else(
+                        || "-".to_string(),
+                        |(v, judged)| match judged {
+                            Some(verdict) => format!("{} {}", rule.metric.show(v), verdict.glyph()),
+                            None => rule.metric.show(v),
+                        },
+                    )
                 })
                 .collect()
         })
@@ -174,9 +192,9 @@ fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
 pub(super) struct TrendRow {
     /// The case's label.
     pub case: String,
-    /// Per run, in order: the case's figure and whether the gate judges it slower than in the run before;
-    /// `None` where the run has no such case.
-    pub points: Vec<Option<(f64, bool)>>,
+    /// Per run, in order: the case's figure and the gate's verdict on it against the run before (`None` in
+    /// the first run it appears in); `None` where the run has no such case.
+    pub points: Vec<Option<(f64, Option<Verdict>)>>,
 }
 
 /// Each case's figure per run, with whether the gate flags it slower than the run before.
@@ -194,10 +212,9 @@ pub(super) fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
             };
             let points = &mut table[row].points;
             if points[i].is_none() {
-                points[i] = c.before.map(|v| (v, false));
+                points[i] = c.before.map(|v| (v, None));
             }
-            let flagged = matches!(c.verdict, Verdict::Slower | Verdict::Failed);
-            points[i + 1] = c.after.map(|v| (v, flagged));
+            points[i + 1] = c.after.map(|v| (v, Some(c.verdict)));
         }
     }
     table
@@ -207,7 +224,8 @@ pub(super) fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
 /// flag named with how many cases it judges slower than the run before (`new: 2 slower`).
 pub(super) fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
     let rows = trend(runs, rule);
-    let flagged = |i: usize| rows.iter().filter(|r| r.points.get(i).copied().flatten().is_some_and(|p| p.1)).count();
+    let slower = |p: (f64, Option<Verdict>)| matches!(p.1, Some(Verdict::Slower | Verdict::Failed));
+    let flagged = |i: usize| rows.iter().filter(|r| r.points.get(i).copied().flatten().is_some_and(slower)).count();
     let names: Vec<String> = (0..runs.len())
         .map(|i| match flagged(i) {
             0 => runs[i].name.clone(),

@@ -5,12 +5,19 @@ use super::RenderOptions;
 use crate::view::{rows, Source};
 
 /// Render the Markdown report: for two runs or more, the change between each run and the next first (what a
-/// CI job's step summary leads with), then a line per source and the statistics table.
+/// CI job's step summary leads with), then the headline, a line per source and the statistics table.
 pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let mut out = String::new();
-    for cmp in super::gate::comparisons(sources, options.change).iter().filter(|c| !c.changes.is_empty()) {
+    let rows = rows(sources);
+    let comparisons = super::gate::comparisons(sources, options.change);
+    let changed: Vec<_> = comparisons.iter().filter(|c| !c.changes.is_empty()).collect();
+    for cmp in &changed {
         out.push_str(&super::gate::comparison_markdown(cmp));
         out.push('\n');
+    }
+    // Runs compared: their change is the answer, not a headline across runs and clients.
+    if changed.is_empty() {
+        out.push_str(&super::headline::markdown(&crate::headline::headline(&rows, options.reference.as_deref())));
     }
     for s in sources {
         let r = s.report;
@@ -36,8 +43,8 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
     out.push_str(&format!("| {} |\n", header.join(" | ")));
     let align: Vec<&str> = header.iter().enumerate().map(|(i, _)| if i == 0 { ":---" } else { "---:" }).collect();
     out.push_str(&format!("| {} |\n", align.join(" | ")));
-    for row in rows(sources) {
-        let cells: Vec<String> = stats_row(&row).iter().map(|c| escape(c)).collect();
+    for row in &rows {
+        let cells: Vec<String> = stats_row(row).iter().map(|c| escape(c)).collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     out

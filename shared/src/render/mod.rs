@@ -5,6 +5,7 @@ pub mod charts;
 mod csv;
 mod escape;
 mod gate;
+pub mod headline;
 mod history;
 mod history_html;
 mod html;
@@ -28,7 +29,8 @@ pub use gate::{comparison_markdown, comparison_text, comparisons, PARTIAL};
 pub use history::{changes_markdown, changes_text, heading as history_heading, history_text};
 pub use history_html::{history_html, history_sections, HISTORY_CSS};
 pub use notes::notes;
-pub use table::{stats_header, stats_row};
+pub use table::{compact_header, compact_row, stats_header, stats_row};
+pub use text::{wrap, TEXT_COLUMNS};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,17 +78,23 @@ impl fmt::Display for Format {
 }
 
 /// Choices that change how a report reads, not what it holds.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RenderOptions {
-    /// Which rate the Perl-style lines and the chart compare.
+    /// Which rate the Perl-style lines and the chart compare; by CPU (`--perl`), the text report shows them.
     pub basis: RateBasis,
     /// How the change between runs is judged (metric and threshold), where several runs are shown.
     pub change: crate::change::Rule,
+    /// The case the headline compares every other with (`curl`, `native/curl`), instead of the defaults
+    /// ([`crate::headline`]).
+    pub reference: Option<String>,
+    /// The text report in full: every column of the statistics table, Perl's lines, every note at length.
+    /// Off, it fits a terminal of 100 columns (files written by `--export-text` are always wide).
+    pub wide: bool,
 }
 
 impl Default for RenderOptions {
     fn default() -> Self {
-        RenderOptions { basis: RateBasis::Wall, change: crate::change::Rule::default() }
+        RenderOptions { basis: RateBasis::Wall, change: crate::change::Rule::default(), reference: None, wide: false }
     }
 }
 

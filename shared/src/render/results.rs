@@ -1,20 +1,21 @@
 //! The results, as markup: the one composition that the HTML report wraps in its document and the page shows
 //! as it is, so both show the same sections in the same order, styled by the same sheet (`report.css`). The
-//! order is the one people look in: what ran, the summary, the rate chart, the statistics tables, the latency
+//! order is the one people look in: what ran, the headline (the answer), the change between runs, the rate
+//! chart, the statistics tables, the latency
 //! histograms as small multiples (percentile charts where a report kept no histogram), the scan charts, then
 //! the text report (in a box that scrolls sideways rather than cutting its lines), the notes and the
 //! environment. Every section reuses the text renderer's parts, so the two never disagree.
 //!
-//! The `data-testid`s (`summary`, `rate-chart`, `stats-table`, `stats-row`, `histograms`, `scan-chart`,
+//! The `data-testid`s (`headline`, `changes`, `rate-chart`, `stats-table`, `stats-row`, `histograms`, `scan-chart`,
 //! `report`) are what the end-to-end tests and headless drivers read, in the report and the page alike.
 
 use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
 use super::notes::{notes, placement};
 use super::scans::scan_figures;
 use super::table::stats_tables;
-use super::text::{header, summary};
+use super::text::header;
 use super::RenderOptions;
-use crate::units::{duration_ns, rate};
+use crate::units::duration_ns;
 use crate::view::{rows, Row, Source};
 
 /// Every section of the results of `sources` (see [`super::results`]).
@@ -24,7 +25,13 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
     if rows.is_empty() {
         out.push_str("<p>No cases were measured.</p>\n");
     } else {
-        out.push_str(&summary_section(sources, &rows, options));
+        // Runs of one plan compared: their change is the answer, not a headline across runs and clients.
+        match changes_section(sources, options) {
+            Some(changes) => out.push_str(&changes),
+            None => {
+                out.push_str(&super::headline::html(&crate::headline::headline(&rows, options.reference.as_deref())))
+            }
+        }
         out.push_str(&trend_section(sources, options));
         let chart =
             format!("<figure class=\"rates\" data-testid=\"rate-chart\">{}</figure>\n", rate_chart(&rate_bars(&rows)));
@@ -33,7 +40,8 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
         out.push_str(&section("Latency", &latency(&rows)));
         out.push_str(&scans(&rows));
     }
-    let text = super::text(sources, options);
+    // The box holds the whole text report, as a file does: every column, Perl's lines.
+    let text = super::text(sources, &RenderOptions { wide: true, ..options.clone() });
     let pre = format!("<pre class=\"report\" data-testid=\"report\" tabindex=\"0\">{}</pre>\n", escape(&text));
     out.push_str(&section("Text report", &pre));
     out.push_str(&notes_section(sources, &rows));
@@ -58,20 +66,11 @@ fn what_ran(sources: &[Source<'_>]) -> String {
     out
 }
 
-/// The text report's summary (which case ran fastest, and by how much) and, for two reports, its change
-/// lines; with a single case, its rate.
-fn summary_section(sources: &[Source<'_>], rows: &[Row<'_>], options: &RenderOptions) -> String {
-    let mut text = match (summary(rows), rows) {
-        (Some(s), _) => s,
-        (None, [one]) => format!("{} ran at {} requests per wall-clock second\n", one.label, rate(one.case.rate_wall)),
-        (None, _) => "No case completed a request.\n".to_string(),
-    };
-    if let Some(lines) = super::gate::text(sources, options.change) {
-        text.push('\n');
-        text.push_str(&lines);
-    }
-    let body = format!("<pre class=\"summary\" data-testid=\"summary\">{}</pre>\n", escape(text.trim_end()));
-    section("Summary", &body)
+/// For two runs, the change of each case from one to the other (the text report's change lines).
+fn changes_section(sources: &[Source<'_>], options: &RenderOptions) -> Option<String> {
+    let lines = super::gate::text(sources, options.change)?;
+    let body = format!("<pre class=\"summary\" data-testid=\"changes\">{}</pre>\n", escape(lines.trim_end()));
+    Some(section("Change", &body))
 }
 
 /// With three runs or more, the trend chart: each case's figure per run, the runs in time order.
@@ -87,7 +86,7 @@ fn trend_section(sources: &[Source<'_>], options: &RenderOptions) -> String {
 /// The statistics tables of the text report (one per load level when a scan ran), as HTML tables that scroll
 /// sideways on a narrow screen.
 fn tables(rows: &[Row<'_>]) -> String {
-    let tables = stats_tables(rows);
+    let tables = stats_tables(rows, true);
     let mut out = String::new();
     for (title, body) in &tables.levels {
         if !title.is_empty() {

@@ -1,9 +1,29 @@
 //! The statistics table: one row of cells per case, shared by the text, Markdown and HTML renderers, and its
 //! split into one table per load level when a scan ran.
 
-use crate::inference::t975;
+use crate::headline::rate_interval;
+use crate::model::Case;
 use crate::units::{cpu_us_per_request, duration_ns, mean_sigma_ns, rate};
 use crate::view::Row;
+
+/// Column titles of the compact statistics table, the terminal's default: what fits 100 columns.
+pub fn compact_header() -> Vec<&'static str> {
+    vec!["case", "req/s", "95% CI", "p50", "p99", "errors"]
+}
+
+/// The compact cells of one case, in [`compact_header`] order.
+pub fn compact_row(row: &Row<'_>) -> Vec<String> {
+    let c = row.case;
+    let (p50, p99) = match &c.latency_ns {
+        Some(l) => (duration_ns(l.p50), duration_ns(l.p99)),
+        None => ("n/a".to_string(), "n/a".to_string()),
+    };
+    vec![row.label.clone(), rate(c.rate_wall), rate_interval_cell(c), p50, p99, c.failed().to_string()]
+}
+
+fn rate_interval_cell(c: &Case) -> String {
+    rate_interval(c).map_or_else(|| "n/a".to_string(), |(lo, hi)| format!("[{}, {}]", rate(lo), rate(hi)))
+}
 
 /// Column titles of the statistics table.
 pub fn stats_header() -> Vec<&'static str> {
@@ -12,7 +32,7 @@ pub fn stats_header() -> Vec<&'static str> {
         "ok",
         "errors",
         "req/s",
-        "± 95% CI",
+        "95% CI",
         "CV",
         "mean ± σ",
         "p50",
@@ -30,13 +50,8 @@ pub fn stats_header() -> Vec<&'static str> {
 pub fn stats_row(row: &Row<'_>) -> Vec<String> {
     let c = row.case;
     let mut cells = vec![row.label.clone(), c.ok.to_string(), c.failed().to_string(), rate(c.rate_wall)];
-    match &c.rate_wall_spread {
-        Some(s) => {
-            cells.push(format!("± {}", rate(t975(s.rounds - 1) * s.stderr)));
-            cells.push(format!("{:.1}%", s.cv * 100.0));
-        }
-        None => cells.extend(["n/a".to_string(), "n/a".to_string()]),
-    }
+    cells.push(rate_interval_cell(c));
+    cells.push(c.rate_wall_spread.map_or_else(|| "n/a".to_string(), |s| format!("{:.1}%", s.cv * 100.0)));
     match &c.latency_ns {
         Some(l) => {
             cells.push(mean_sigma_ns(l.mean, l.stddev));
@@ -67,15 +82,15 @@ pub(super) struct Tables {
 }
 
 /// The statistics tables of `rows`, one per load level of [`super::levels::levels`], with the body throughput
-/// when body sizes were asked for.
-pub(super) fn stats_tables(rows: &[Row<'_>]) -> Tables {
+/// when body sizes were asked for: every column when `wide`, else the compact ones.
+pub(super) fn stats_tables(rows: &[Row<'_>], wide: bool) -> Tables {
     let throughput = super::levels::shows_throughput(rows);
-    let mut header = stats_header();
+    let mut header = if wide { stats_header() } else { compact_header() };
     if throughput {
         header.push("body/s");
     }
     let cells = |i: usize| {
-        let mut cells = stats_row(&rows[i]);
+        let mut cells = if wide { stats_row(&rows[i]) } else { compact_row(&rows[i]) };
         if throughput {
             cells.push(super::levels::throughput(&rows[i]));
         }

@@ -1,26 +1,61 @@
-//! The text report: a header per source, Perl's `timethese` lines and `cmpthese` chart, the statistics table,
-//! then notes and warnings.
+//! The text report: a header per source, the headline (each case against its reference), the statistics
+//! table, the change between runs, then notes and warnings. By default it fits a terminal of 100 columns (a
+//! compact table, long lines wrapped); wide (`--wide`, and every file) it holds every column and Perl's
+//! `timethese` lines and `cmpthese` chart, which `--perl` also shows, rated by CPU as Perl's Benchmark rates.
 
 use super::notes::notes;
 use super::table::{columns, stats_tables};
 use super::RenderOptions;
-use crate::inference::ratio;
 use crate::model::Report;
 use crate::perl::{cmpthese, timethese, RateBasis, Timing};
 use crate::view::{rows, Row, Source};
+
+/// The widest line the default text report prints: a terminal's 100 columns.
+pub const TEXT_COLUMNS: usize = 100;
 
 /// Render the text report.
 pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let rows = rows(sources);
     let mut out = String::new();
     for source in sources {
-        out.push_str(&header(source));
+        out.push_str(&wrap(&header(source), options.wide));
     }
     if rows.is_empty() {
         out.push_str("\nNo cases were measured.\n");
         return out;
     }
-    out.push_str(&rate_line(&rows, options.basis));
+    out.push('\n');
+    // Runs of one plan compared: the change of each case is the answer (a headline across runs and clients
+    // would set one run's client against another's).
+    let changes = super::gate::text(sources, options.change);
+    if changes.is_none() {
+        let headline = super::headline::text(&crate::headline::headline(&rows, options.reference.as_deref()));
+        if !headline.is_empty() {
+            out.push_str(&headline);
+            out.push('\n');
+        }
+    }
+    if options.wide || options.basis == RateBasis::Cpu {
+        out.push_str(&perl(sources, &rows, options.basis));
+    }
+    out.push_str(&tables(&rows, options.wide));
+    if let Some(lines) = changes {
+        out.push('\n');
+        out.push_str(&lines);
+    }
+    let notes = notes(sources, &rows);
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&wrap(&format!("{n}\n"), options.wide));
+        }
+    }
+    out
+}
+
+/// Perl's block: which rate, `timethese`'s line per case and `cmpthese`'s chart (one per load level).
+fn perl(sources: &[Source<'_>], rows: &[Row<'_>], basis: RateBasis) -> String {
+    let mut out = rate_line(rows, basis);
     out.push('\n');
     let timings: Vec<Timing> = rows.iter().map(timing).collect();
     // One duration for the header only when every source ran for the same one.
@@ -28,17 +63,16 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
         .first()
         .and_then(|s| s.report.settings.duration_secs)
         .filter(|d| sources.iter().all(|s| s.report.settings.duration_secs == Some(*d)));
-    out.push_str(&timethese(&timings, options.basis, duration));
+    out.push_str(&timethese(&timings, basis, duration));
     out.push('\n');
-    let levels = super::levels::levels(&rows);
-    for (title, members) in &levels {
+    for (title, members) in &super::levels::levels(rows) {
         // A scan compares the clients at each level: one chart per level.
         if !title.is_empty() {
             out.push_str(&format!("At {title}:\n"));
         }
         // A case with no ok request has no rate to compare (Perl's own cmpthese dies dividing by it): it is left
         // out of the chart, and said so, rather than shown as an Inf row and NaN% cells.
-        let all = members.iter().map(|&i| (timings[i].name.clone(), timings[i].rate(options.basis)));
+        let all = members.iter().map(|&i| (timings[i].name.clone(), timings[i].rate(basis)));
         let (rates, unrated): (Vec<_>, Vec<_>) = all.partition(|(_, rate)| rate.is_finite() && *rate > 0.0);
         out.push_str(&cmpthese(&rates));
         if !unrated.is_empty() {
@@ -47,36 +81,44 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
         }
         out.push('\n');
     }
-    if let Some(summary) = summary(&rows) {
-        out.push_str(&summary);
-        out.push('\n');
-    }
-    if let Some(lines) = super::gate::text(sources, options.change) {
-        out.push_str(&lines);
-        out.push('\n');
-    }
-    out.push_str(&tables(&rows));
-    let notes = notes(sources, &rows);
-    if !notes.is_empty() {
-        out.push('\n');
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
-    }
     out
 }
 
 /// The statistics table, one per load level when a scan ran (each titled), with the body throughput when
 /// body sizes were asked for.
-fn tables(rows: &[Row<'_>]) -> String {
-    let tables = stats_tables(rows);
+fn tables(rows: &[Row<'_>], wide: bool) -> String {
+    let tables = stats_tables(rows, wide);
     let mut out = String::new();
     for (n, (title, body)) in tables.levels.iter().enumerate() {
         if !title.is_empty() {
             out.push_str(&format!("{}At {title}:\n", if n > 0 { "\n" } else { "" }));
         }
         out.push_str(&columns(&tables.header, body));
+    }
+    out
+}
+
+/// `text` with each line longer than [`TEXT_COLUMNS`] broken at spaces (at ` · ` first, the header's
+/// separator), the rest indented by two; unchanged when `wide`. A word longer than a line stays whole.
+pub fn wrap(text: &str, wide: bool) -> String {
+    if wide {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut rest = line;
+        let mut indent = "";
+        while indent.len() + rest.chars().count() > TEXT_COLUMNS {
+            let room = TEXT_COLUMNS - indent.len();
+            let cut = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+            let Some(at) = rest[..cut].rfind(" · ").or_else(|| rest[..cut].rfind(' ')).filter(|&at| at > 0) else {
+                break;
+            };
+            out.push_str(&format!("{indent}{}\n", rest[..at].trim_end()));
+            rest = rest[at..].trim_start_matches([' ', '·']);
+            indent = "  ";
+        }
+        out.push_str(&format!("{indent}{rest}\n"));
     }
     out
 }
@@ -152,24 +194,4 @@ fn timing(row: &Row<'_>) -> Timing {
         iterations: c.iterations,
         rate_wall: c.rate_wall,
     }
-}
-
-/// Hyperfine's summary, by wall rate: the fastest case, then how many times faster it ran than each other case,
-/// ± the uncertainty propagated from both cases' standard errors over rounds. `None` with fewer than two
-/// cases that completed requests. The text and HTML reports and the page all show this one.
-pub(super) fn summary(rows: &[Row<'_>]) -> Option<String> {
-    let ranked: Vec<&Row<'_>> = rows.iter().filter(|r| r.case.rate_wall > 0.0).collect();
-    if ranked.len() < 2 {
-        return None;
-    }
-    let ranked = crate::order::sorted_by(&ranked, &|a, b| b.case.rate_wall.total_cmp(&a.case.rate_wall));
-    let err = |r: &Row<'_>| r.case.rate_wall_spread.map_or(0.0, |s| s.stderr);
-    let best = ranked[0];
-    let mut s = format!("Summary (wall rates; ± from the spread of rounds)\n  {} ran\n", best.label);
-    for other in &ranked[1..] {
-        if let Some((r, e)) = ratio(best.case.rate_wall, err(best), other.case.rate_wall, err(other)) {
-            s.push_str(&format!("    {r:.2} ± {e:.2} times faster than {}\n", other.label));
-        }
-    }
-    Some(s)
 }

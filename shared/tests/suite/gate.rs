@@ -45,7 +45,8 @@ fn the_trend_orders_runs_by_their_start_and_marks_what_the_gate_flags() {
     let header = table.lines().nth(1).unwrap();
     assert!(header.find(" a").unwrap() < header.find(" b").unwrap() && header.find(" b") < header.find(" c"));
     let curl = table.lines().find(|l| l.trim_start().starts_with("curl/reuse")).unwrap();
-    assert!(curl.ends_with('!') && curl.matches('!').count() == 1, "only the last run is flagged: {curl}");
+    assert!(curl.ends_with('▼') && curl.matches('▼').count() == 1, "only the last run is slower: {curl}");
+    assert_eq!(curl.matches('≈').count(), 1, "the second run is the same as the first: {curl}");
     insta::assert_snapshot!("gate_trend", table);
     let html = render::html(&sources, &options(0.05));
     let chart = html.find("data-testid=\"trend-chart\"").expect("the trend chart");

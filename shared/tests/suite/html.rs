@@ -77,7 +77,7 @@ fn the_html_report_is_self_contained_and_escapes_every_label() {
     assert_eq!(page.matches("aria-label=\"Latency percentiles of ").count(), 2);
     assert_eq!(page.matches("data-testid=\"stats-row\"").count(), 6);
     // The text report is in it whole, escaped once.
-    let report = text(&sources, &RenderOptions::default());
+    let report = text(&sources, &RenderOptions { wide: true, ..Default::default() });
     let escaped = report.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
     assert!(page.contains(&escaped));
 }

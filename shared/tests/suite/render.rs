@@ -120,7 +120,7 @@ fn two_browser_engines_and_native_are_told_apart_by_engine() {
     let (n, c, mut f) = (native(), browser(), browser());
     f.environment.user_agent = Some(FIREFOX_UA.into());
     let sources = [Source::new(&n), Source::new(&c), Source::new(&f)];
-    let out = render(&sources, Format::Text, &RenderOptions::default());
+    let out = render(&sources, Format::Text, &RenderOptions { wide: true, ..Default::default() });
     for label in ["native/curl/fresh: ", "chromium/fetch/reuse: ", "firefox/js-fetch/reuse: "] {
         assert!(out.contains(label), "{label}: {out}");
     }

@@ -32,7 +32,7 @@ pub fn App() -> impl IntoView {
     // A link that carries a result shows it: shared from a page that ran by itself (`autorun=1` in its address),
     // it must not start a benchmark in the browser of whoever opens it.
     initial.autorun &= shared_link.is_none();
-    view! { <Bench initial=initial imports=query.imports shared_link=shared_link /> }
+    view! { <Bench initial=initial imports=query.imports shared_link=shared_link reference=query.reference /> }
 }
 
 /// The benchmark page with the given initial settings; it starts a run at once when `initial.autorun` is set.
@@ -46,8 +46,12 @@ pub fn Bench(
     /// The share link the page was opened from, imported as `shared-link` (none by default).
     #[prop(optional_no_strip)]
     shared_link: Option<String>,
+    /// The case the headline compares the others with (`reference=` in the query); the defaults when `None`.
+    #[prop(optional_no_strip)]
+    reference: Option<String>,
 ) -> impl IntoView {
     let state = PageState::new();
+    state.reference.set_value(reference);
     provide_context(state);
     if !imports.is_empty() {
         spawn_local(serve_link::import_all(state, imports));

@@ -24,8 +24,12 @@ fn sources<'a>(reports: &'a [(Option<String>, Report)], own: Option<&'a Finished
 
 /// The results of everything shown as markup: with this page's run alone, its text report reads exactly as
 /// the CLI's report of it.
-pub(super) fn markup(reports: &[(Option<String>, Report)], own: Option<&Finished>) -> String {
-    httpbench_shared::render::results(&sources(reports, own), &RenderOptions::default())
+pub(super) fn markup(
+    reports: &[(Option<String>, Report)],
+    own: Option<&Finished>,
+    reference: Option<String>,
+) -> String {
+    httpbench_shared::render::results(&sources(reports, own), &RenderOptions { reference, ..Default::default() })
 }
 
 /// The results section, from the page state (context); empty until there is a run or an import.
@@ -37,7 +41,10 @@ pub(super) fn Results() -> impl IntoView {
     // Derived, not memoised: a memo would compare every report on each change (and its PartialEq costs the
     // page 3 KB of wasm); the list changes only when a run ends or a file is imported.
     let reports = Signal::derive(move || state.sources());
-    let results = move || reports.with(|r| state.last.with(|last| markup(r, last.as_ref())));
+    let results = move || {
+        let reference = state.reference.get_value();
+        reports.with(|r| state.last.with(|last| markup(r, last.as_ref(), reference)))
+    };
     let own_json = move || state.own.get().map(|r| httpbench_shared::render::json(&[Source::new(&r)]));
     view! {
         <Show when=move || reports.with(|r| !r.is_empty())>

@@ -63,6 +63,8 @@ pub struct PageState {
     pub imported: RwSignal<Vec<Imported>>,
     /// A run history opened as JSON (`httpbench history DB --format json`), shown as its dashboard.
     pub history: RwSignal<Option<httpbench_shared::history::Analysis>>,
+    /// The headline's reference case from the query (`reference=`); `None`: the defaults.
+    pub reference: StoredValue<Option<String>>,
     /// Measures the browser: dispatched by [`PageState::start`].
     run: Action<RunSettings, Finished>,
     /// Whether the last Run was refused for its settings (the status line says why).
@@ -93,6 +95,7 @@ impl PageState {
             run,
             imported: RwSignal::new(Vec::new()),
             history: RwSignal::new(None),
+            reference: StoredValue::new(None),
             refused: RwSignal::new(false),
             cancel,
         }

@@ -138,5 +138,5 @@ pub const CLIENTS: &[ClientInfo] = &[
     browser("gloo-net", None, "gloo-net's fetch wrapper, body copied into wasm memory"),
     browser("xhr", None, "XMLHttpRequest through web-sys, responseType arraybuffer"),
     browser("reqwest", Some("reqwest"), "reqwest compiled to wasm32 (its fetch backend)"),
-    browser("js-fetch", None, "the same fetch loop in plain JavaScript: the floor of the wasm clients"),
+    browser(super::BROWSER_FLOOR, None, "the same fetch loop in plain JavaScript: the floor of the wasm clients"),
 ];
