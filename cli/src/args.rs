@@ -14,12 +14,20 @@ pub(crate) use history::{HistoryAction, HistoryArgs, HistoryFormat};
 pub(crate) use others::{CompareArgs, CompletionsArgs, ServeArgs, ShareArgs};
 pub(crate) use run::RunArgs;
 
-/// Measure how fast HTTP clients really are: libcurl, ureq, reqwest and a raw socket, natively, reported
-/// like Perl's Benchmark (timethese + cmpthese) plus a latency table.
+/// Measure how fast HTTP clients really are, natively and in real browsers, in one report.
 ///
 /// With no command, `httpbench` runs `httpbench run` against its own embedded server on 127.0.0.1.
 #[derive(Debug, Parser)]
-#[command(name = "httpbench", version, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "httpbench",
+    version,
+    args_conflicts_with_subcommands = true,
+    // The commands and examples, not every option of `run` again: `httpbench run --help` has those.
+    help_template = "{about-with-newline}\n{usage-heading} {usage}\n\nCommands:\n{subcommands}\n\nOptions:\n  \
+                     -h, --help     Print help\n  -V, --version  Print version\n{after-help}",
+    after_help = EXAMPLES,
+    override_usage = "httpbench [run options]\n       httpbench <COMMAND> [options]"
+)]
 pub(crate) struct Cli {
     /// What to do (default: run).
     #[command(subcommand)]
@@ -28,6 +36,17 @@ pub(crate) struct Cli {
     #[command(flatten)]
     pub run: RunArgs,
 }
+
+/// The top-level help's examples.
+const EXAMPLES: &str = "Examples:
+  httpbench                                   every default client against the embedded server
+  httpbench run --clients curl,raw -n 5000    two clients, 5000 requests per case
+  httpbench run --browser all --tls --http 2  native and every browser over HTTP/2
+  httpbench run https://example.org/ --cacert ca.pem
+  httpbench compare base.json --against new.json --fail-if-slower 5%
+  httpbench serve                             the target server and the page, for a browser
+
+Options of run: httpbench run --help";
 
 /// The subcommands.
 // Parsed once per process: the size of the largest variant does not matter.
@@ -38,16 +57,21 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// Run the embedded target server in the foreground until Ctrl-C.
     Serve(ServeArgs),
-    /// Render one or more result files (JSON), or links with a shared result, as one report.
+    /// Render result files (JSON) or shared links as one report, and gate on their change
     Compare(CompareArgs),
-    /// Read a run history (`run --history DB` adds to it): each case's series, its change points found by
-    /// E-divisive means, an HTML dashboard; import and export result files.
+    /// Read a run history: each case's series and change points, a dashboard
+    ///
+    /// `run --history DB` adds to it. Change points are found by E-divisive means; import and export move
+    /// result files in and out.
     History(HistoryArgs),
-    /// Print a link to the page that shows these result files (the result in the link itself, deflated).
+    /// Print a link to the page that shows these result files
+    ///
+    /// The result travels in the link itself, deflated.
     Share(ShareArgs),
-    /// Print a completion script for a shell (bash, zsh, fish, elvish, powershell), generated from these
-    /// arguments: `httpbench completions bash > /etc/bash_completion.d/httpbench`.
+    /// Print a completion script for bash, zsh, fish, elvish or powershell
+    ///
+    /// Generated from these arguments: `httpbench completions bash > /etc/bash_completion.d/httpbench`.
     Completions(CompletionsArgs),
-    /// Print the man page (roff), generated from these arguments: `httpbench man | man -l -`.
+    /// Print the man page (roff): `httpbench man | man -l -`
     Man,
 }

@@ -62,7 +62,10 @@ pub(crate) fn run(options: &CompareOptions) -> anyhow::Result<ExitCode> {
         (httpbench_shared::Format::Json, Some(cmp)) => gate_json(cmp, &sources)?,
         (format, _) => render(&sources, format, &render_options),
     };
-    crate::output::print(&out)?;
+    match options.format {
+        httpbench_shared::Format::Text => crate::output::print_report(&out)?,
+        _ => crate::output::print(&out)?,
+    }
     // Result files keep percentiles, not histograms: the HTML report draws percentile charts for every case.
     let files: Vec<(&Path, String)> =
         options.export_html.iter().map(|path| (path.as_path(), render::html(&sources, &render_options))).collect();

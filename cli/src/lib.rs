@@ -10,6 +10,7 @@ mod args;
 // and the criterion benches (the client drivers); everything else is private, so dead code shows.
 pub mod browser;
 pub mod clients;
+mod colour;
 mod compare;
 mod cpu;
 mod environment;
@@ -56,10 +57,18 @@ fn clap_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    // The message and its `[possible values: ...]`, up to clap's blank line.
+    // The message, its `[possible values: ...]` and clap's tip (`a similar argument exists: '--rounds'`), up
+    // to the usage clap adds: one line.
     let text = e.to_string();
-    let message: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-    eprintln!("httpbench: {}", escape_controls(&message.join(" ")));
+    let before_usage = text.lines().take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"));
+    let mut line = String::new();
+    for part in before_usage.map(str::trim).filter(|l| !l.is_empty()) {
+        // A list of values continues its message; a tip is a clause of its own.
+        let joint = if part.starts_with('[') { " " } else { "; " };
+        line.push_str(if line.is_empty() { "" } else { joint });
+        line.push_str(part);
+    }
+    eprintln!("httpbench: {}", escape_controls(&line));
     ExitCode::from(2)
 }
 

@@ -34,6 +34,17 @@ pub(crate) fn print(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// [`print`] a text report, in colour where stdout takes it ([`crate::colour`]); styled after escaping, so
+/// its styles are the only control sequences.
+pub(crate) fn print_report(text: &str) -> std::io::Result<()> {
+    if !crate::colour::wanted() {
+        return print(text);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(crate::colour::paint(&escape_controls(text)).as_bytes())?;
+    out.flush()
+}
+
 /// What a path names, for writing.
 enum Target {
     /// A regular file, or nothing yet: this path (a link's target) is replaced atomically.

@@ -17,11 +17,19 @@ impl Progress {
             return Self::hidden();
         }
         let target = ProgressDrawTarget::stderr_with_hz(8);
+        // The measured requests only (the warm-up is a stage of its own, counted nowhere), a rounded live rate,
+        // and the time left by indicatif's estimate.
         let (bar, template) = match total {
-            Some(n) => (ProgressBar::with_draw_target(Some(n), target), "{msg:>26} [{bar:30}] {pos}/{len} {per_sec}"),
-            None => (ProgressBar::with_draw_target(None, target), "{msg:>26} {spinner} {pos} requests {per_sec}"),
+            Some(n) => (
+                ProgressBar::with_draw_target(Some(n), target),
+                "{msg:>26} [{bar:30}] {pos}/{len} · {rate} · {eta} left",
+            ),
+            None => (ProgressBar::with_draw_target(None, target), "{msg:>26} {spinner} {pos} requests · {rate}"),
         };
         let style = ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = style.with_key("rate", |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{} req/s", httpbench_shared::units::rate(state.per_sec()));
+        });
         bar.set_style(style.progress_chars("=> "));
         Progress { bar: Some(bar) }
     }

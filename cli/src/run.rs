@@ -121,6 +121,11 @@ fn finish(
     options: &RunOptions,
     history: Option<crate::history::Pending>,
 ) -> anyhow::Result<ExitCode> {
+    // A target that failed every warm-up request: one line, not tables of failures (nothing was measured).
+    if let (Some(why), true) = (&native.unreachable, browsers.is_empty()) {
+        eprintln!("httpbench: error: {}", why.message(&native.report.target.url));
+        return Ok(ExitCode::from(1));
+    }
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
     if interrupted {
         eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
@@ -220,7 +225,11 @@ fn emit(reports: &[Report], histograms: &[CaseHistogram], options: &RunOptions) 
         wide: options.wide,
         ..Default::default()
     };
-    output::print(&render(&sources, options.format, &render_options))?;
+    let text = render(&sources, options.format, &render_options);
+    match options.format {
+        httpbench_shared::Format::Text => output::print_report(&text)?,
+        _ => output::print(&text)?,
+    }
     let ok = reports.iter().flat_map(|r| &r.cases).all(|c| c.failed() == 0 && c.aborted.is_none());
     let mut files: Vec<(&std::path::Path, String)> = options
         .exports

@@ -82,7 +82,7 @@ pub(crate) fn run(
 }
 
 /// Where a measured round's samples go: the session (which keeps the first reason of each kind) and the
-/// progress bar. A warm-up's go nowhere.
+/// progress bar. A warm-up's are only tallied, so a target that fails them all stops the run there.
 struct Samples<'a> {
     session: &'a mut Session,
     case: usize,
@@ -91,7 +91,10 @@ struct Samples<'a> {
 
 impl Record for Samples<'_> {
     fn sample(&mut self, s: Sample) {
-        let Some(progress) = self.progress else { return };
+        let Some(progress) = self.progress else {
+            self.session.record_warmup(self.case, &s.outcome, s.reason.as_deref());
+            return;
+        };
         self.session.record_sample(self.case, &s.outcome, s.latency, s.reason.as_deref());
         if let (None, Some(phases)) = (s.outcome.error, s.phases) {
             self.session.record_phases(self.case, &phases);
@@ -100,7 +103,10 @@ impl Record for Samples<'_> {
     }
 
     fn wants_reason(&self, kind: ErrorKind) -> bool {
-        self.progress.is_some() && self.session.wants_reason(self.case, kind)
+        match self.progress {
+            Some(_) => self.session.wants_reason(self.case, kind),
+            None => self.session.wants_warmup_reason(self.case),
+        }
     }
 }
 

@@ -73,6 +73,8 @@ pub struct Finished {
     pub histograms: Vec<CaseHistogram>,
     /// Whether the run was stopped before its plan was done.
     pub stopped: bool,
+    /// Why it stopped after its warm-up, when every warm-up request failed ([`Session::unreachable`]).
+    pub unreachable: Option<Unreachable>,
 }
 
 /// A run in progress. See the module documentation for the protocol.
@@ -90,6 +92,8 @@ pub struct Session {
     /// Whether the session hands out [`Step::Turn`]s, and the last one it handed out.
     turns: bool,
     last_turn: Option<u32>,
+    /// Set when every warm-up request failed, and the run stopped there.
+    unreachable: Option<Unreachable>,
 }
 
 impl Session {
@@ -109,6 +113,7 @@ impl Session {
                 handshakes: None,
                 observed_http: None,
                 connections: None,
+                warmup: Default::default(),
             })
             .collect();
         let order = plan.order(cases.len());
@@ -125,6 +130,7 @@ impl Session {
             stopped: false,
             turns: false,
             last_turn: None,
+            unreachable: None,
         }
     }
 
@@ -183,6 +189,15 @@ impl Session {
                 return Step::Warmup { case, requests: self.plan.warmup };
             }
         }
+        // Once, after the warm-ups: a target that failed them all would fail every round too. Not in a run
+        // shared with other sides, which wait for this one's turns.
+        if self.next_round == 0 && self.plan.warmup > 0 && !self.turns && self.unreachable.is_none() {
+            self.unreachable = warmup::unreachable(self.cases.iter().map(|c| (&c.warmup, c.aborted.is_some())));
+            if self.unreachable.is_some() {
+                self.stopped = true;
+                return Step::Done;
+            }
+        }
         while let Some(&(case, round)) = self.order.get(self.next_round) {
             if self.cases[case].aborted.is_some() {
                 self.next_round += 1;
@@ -235,6 +250,24 @@ impl Session {
                 self.note_reason(case, kind, reason.to_string());
             }
         }
+    }
+
+    /// Record one warm-up request of case `case` (no figure keeps it): when every warm-up request of every case
+    /// failed, the session stops after the warm-up ([`Session::unreachable`]), `reason` the first one's.
+    pub fn record_warmup(&mut self, case: usize, outcome: &Outcome, reason: Option<&str>) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.warmup.record(outcome, reason);
+        }
+    }
+
+    /// Whether case `case`'s warm-up has no failure yet, whose reason the front end should then describe.
+    pub fn wants_warmup_reason(&self, case: usize) -> bool {
+        self.cases.get(case).is_some_and(|c| c.warmup.first_failure.is_none())
+    }
+
+    /// Why the run stopped after its warm-up, when every warm-up request failed.
+    pub fn unreachable(&self) -> Option<&Unreachable> {
+        self.unreachable.as_ref()
     }
 
     /// Whether case `case` has no reason yet for failures of `kind` (so a front end whose describing costs time
@@ -354,7 +387,7 @@ impl Session {
             partial: stopped,
             cases,
         };
-        Finished { report, histograms, stopped }
+        Finished { report, histograms, stopped: stopped && self.unreachable.is_none(), unreachable: self.unreachable }
     }
 }
 
@@ -389,6 +422,7 @@ mod matrix;
 mod plan;
 mod targets;
 mod turns;
+mod warmup;
 pub use answer::{check_answer, Asked};
 use case::CaseState;
 pub use field::{Field, Spelling};
@@ -398,6 +432,7 @@ pub use matrix::Matrix;
 pub use plan::{Budget, Limits, Plan, PlanError, RoundBudget};
 pub use targets::Targets;
 pub use turns::Turns;
+pub use warmup::Unreachable;
 
 #[cfg(test)]
 mod tests;

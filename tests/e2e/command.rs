@@ -225,6 +225,7 @@ fn the_text_report_shows_a_stopped_case_with_its_reason() {
         "-n",
         "10",
         "--no-progress",
+        "--wide",
         "--client-cmd",
         &scripted("fewer"),
     ]);

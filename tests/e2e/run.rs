@@ -317,3 +317,49 @@ fn ctrl_c_reports_and_exports_what_was_measured() {
     assert!(n > 0 && n < 10_000_000, "{n}");
     assert_eq!(c["ok"].as_u64().unwrap(), n, "no request failed because of the interrupt");
 }
+
+/// `run -h` fits a terminal: at 100 columns, at most 60 lines, none wider, options under their headings; the
+/// top-level help lists the commands and examples, not every option of `run` again; a misspelt flag keeps
+/// clap's tip in its one line.
+#[test]
+fn help_fits_a_terminal_and_a_typo_gets_its_tip() {
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_httpbench"))
+            .args(args)
+            .env("COLUMNS", "100")
+            .output()
+            .expect("httpbench runs");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let short = help(&["run", "-h"]);
+    assert!(short.lines().count() <= 60, "{} lines:\n{short}", short.lines().count());
+    let wide: Vec<&str> = short.lines().filter(|l| l.chars().count() > 100).collect();
+    assert!(wide.is_empty(), "{wide:#?}");
+    for heading in ["Plan:", "Clients:", "Target and TLS:", "Browser:", "Output:"] {
+        assert!(short.lines().any(|l| l == heading), "{heading}\n{short}");
+    }
+    let long = help(&["run", "--help"]);
+    assert!(long.contains("Verification stays on: there is no --insecure."), "the prose is in --help: {long}");
+    let top = help(&["--help"]);
+    assert!(top.contains("Commands:") && top.contains("Examples:") && top.contains("  compare "), "{top}");
+    assert!(!top.contains("--count"), "run's options stay in run's help: {top}");
+    let (code, _, err) = run(&["run", "--round", "3"]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("'--round'") && err.contains("tip: a similar argument exists: '--rounds'"), "{err}");
+}
+
+/// A target that refuses every warm-up request: the run stops there with one line naming the target, the
+/// cause and what to check, exit 1, and no table of failures.
+#[test]
+fn a_target_that_refuses_every_warm_up_request_stops_with_one_line() {
+    let url = format!("http://127.0.0.1:{}/", refused_port());
+    let (code, out, err) = run(&["run", &url, "-n", "50", "--warmup", "3", "--clients", "curl,raw", "--mode", "reuse"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out, "", "nothing measured, nothing printed");
+    let line = err.lines().find(|l| l.starts_with("httpbench: error: ")).expect("an error line");
+    assert!(line.contains(&format!("every request to {url} failed in the warm-up (connect")), "{err}");
+    assert!(line.ends_with("is the server running, on that port?"), "{err}");
+    assert!(!err.contains("NaN") && !err.contains("Inf"), "{err}");
+}

@@ -325,6 +325,8 @@ impl Runner<'_> {
             let (session, meter) = &mut *shared.borrow_mut();
             if measured {
                 session.record_sample(index, &answer.outcome, t1 - t0, answer.reason.as_deref());
+            } else {
+                session.record_warmup(index, &answer.outcome, answer.reason.as_deref());
             }
             meter.requests(1);
             if t1 - last_report.get() >= PROGRESS_INTERVAL {

@@ -12,132 +12,178 @@ use url::Url;
 
 use super::values;
 
-/// Options of `httpbench run`.
+/// Options of `httpbench run`, under the headings `-h` groups them by. Each option's first line is its `-h`
+/// help; the paragraphs after it are added by `--help`.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// URL to GET (http or https). Default: the embedded server on 127.0.0.1 with a free port.
+    /// URL to GET (http or https) [default: the embedded server on 127.0.0.1]
     #[arg(value_parser = values::UrlParser)]
     pub url: Option<Url>,
-    /// Measured requests per case [default: 2000].
-    #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration")]
+    /// Measured requests per case [default: 2000]
+    #[arg(short = 'n', long, value_name = "N", conflicts_with = "duration", help_heading = PLAN)]
     pub count: Option<u64>,
-    /// Measure each case for this long instead of a count (e.g. 3, 3s, 500ms, 1m 30s), like Perl's negative
-    /// count.
-    #[arg(long, value_name = "TIME", value_parser = values::parse_duration)]
+    /// Measure each case for this long instead (3s, 500ms, 1m 30s)
+    ///
+    /// Like Perl's negative count: each case runs for at least this long, split between its rounds.
+    #[arg(long, value_name = "TIME", value_parser = values::parse_duration, help_heading = PLAN)]
     pub duration: Option<Duration>,
-    /// Rounds per case; the count or duration is split between them and their spread gives the confidence
-    /// interval.
-    #[arg(long, default_value_t = 5, value_name = "R")]
+    /// Rounds per case (their spread gives the intervals)
+    ///
+    /// The count or duration is split between them; their spread gives every 95% interval of the report.
+    #[arg(long, default_value_t = 5, value_name = "R", help_heading = PLAN)]
     pub rounds: u32,
-    /// Run each case's rounds back to back instead of round-robin across cases.
-    #[arg(long)]
+    /// Run each case's rounds back to back, not round-robin
+    ///
+    /// Round-robin (the default) lets drift of the machine hit every case alike.
+    #[arg(long, help_heading = PLAN)]
     pub no_interleave: bool,
-    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Native))]
-    pub clients: Option<String>,
-    /// A command client of your own, NAME=COMMAND or NAME@VERSIONS=COMMAND (repeatable): COMMAND runs through
-    /// `sh -c` and speaks the protocol in the README ("Command clients"); VERSIONS are the HTTP versions it
-    /// speaks, as --http takes them (mine@1.1,2=...; HTTP/1.1 when none are given); NAME goes in --clients
-    /// (without --clients, it is added to the default selection).
-    #[arg(long = "client-cmd", value_name = "NAME[@VERSIONS]=COMMAND")]
-    pub client_cmd: Vec<String>,
-    /// fresh: new client and connection per request (as the Perl script); reuse: keep-alive; both.
-    #[arg(long, value_enum, default_value_t = Modes::Both)]
+    /// fresh: a new connection per request; reuse: keep-alive; both
+    ///
+    /// fresh makes a new client and connection per request, as the Perl script does.
+    #[arg(long, value_enum, default_value_t = Modes::Both, hide_possible_values = true, help_heading = PLAN)]
     pub mode: Modes,
-    /// Requests before measuring each case, excluded from every figure (split among a case's requests in
-    /// flight).
-    #[arg(long, default_value_t = 100, value_name = "N")]
+    /// Requests before each case, left out of every figure
+    ///
+    /// Split among a case's requests in flight.
+    #[arg(long, default_value_t = 100, value_name = "N", help_heading = PLAN)]
     pub warmup: u64,
-    /// Requests in flight per case (1 = sequential). A list (1,4,16) scans: one case per level. Blocking
-    /// clients use a thread and a client each, reqwest-async tasks on one client, curl-multi one multi handle.
-    #[arg(short = 'c', long, value_name = "N[,N...]", default_value = "1")]
+    /// Requests in flight per case; a list (1,4,16) scans
+    ///
+    /// 1 is sequential. A list gives one case per level. Blocking clients use a thread and a client each,
+    /// reqwest-async tasks on one client, curl-multi one multi handle.
+    #[arg(short = 'c', long, value_name = "N,...", default_value = "1", help_heading = PLAN)]
     pub concurrency: String,
-    /// Response body sizes to ask the embedded server for (bytes; k = 1024, m = 1048576), e.g. 0,1k,64k,1m:
-    /// one case per size, and bytes per second in the report.
-    #[arg(long, value_name = "SIZE[,SIZE...]")]
+    /// Body sizes to ask the embedded server for (0,1k,64k,1m)
+    ///
+    /// Bytes; k = 1024, m = 1048576. One case per size, and bytes per second in the report.
+    #[arg(long, value_name = "SIZE,...", help_heading = PLAN)]
     pub body_size: Option<String>,
-    /// Think time of the embedded server before each answer (e.g. 5ms; 0 for none); a list scans.
-    #[arg(long, value_name = "TIME[,TIME...]")]
+    /// The embedded server's think time per answer (5ms); a list scans
+    #[arg(long, value_name = "TIME,...", help_heading = PLAN)]
     pub server_delay: Option<String>,
-    /// Per-request timeout in seconds.
-    #[arg(long, default_value = "10", value_name = "SECS", value_parser = values::parse_timeout)]
+    /// Per-request timeout in seconds
+    #[arg(long, default_value = "10", value_name = "SECS", value_parser = values::parse_timeout, help_heading = PLAN)]
     pub timeout: Duration,
-    /// Output format on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-    /// The embedded server over HTTPS (a certificate generated at start, its CA given to the clients).
-    #[arg(long)]
-    pub tls: bool,
-    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS", help = http_help())]
-    pub http: HttpChoice,
-    /// Trust the CA certificates in this PEM file too (e.g. the one `serve --tls` prints), for https URLs.
-    /// Verification stays on: there is no --insecure.
-    #[arg(long, value_name = "FILE")]
-    pub cacert: Option<PathBuf>,
-    /// Also write the result file (JSON) here.
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-    /// Also write the Markdown table here.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-    /// Also write the CSV here.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-    /// Also write the HTML report here: one self-contained file (charts, latency histograms, the statistics
-    /// table and the text report; no script, nothing fetched) to open in any browser or attach to an issue.
-    #[arg(long, value_name = "FILE")]
-    pub export_html: Option<PathBuf>,
-    /// Also add this run to a run history (an SQLite file, created if missing), where `httpbench history DB`
-    /// finds when each case got slower. A file that is not a history is refused before the run.
-    #[arg(long, value_name = "DB")]
-    pub history: Option<PathBuf>,
-    /// With --history: what to call this run there, e.g. `$(git rev-parse --short HEAD)` [default: the
-    /// current folder's git commit, if it is in a repository].
-    #[arg(long, value_name = "LABEL", requires = "history")]
-    pub commit: Option<String>,
-    /// Rate by CPU time, as Perl's Benchmark does, and show its timethese lines and cmpthese chart (default:
-    /// wall-clock rate, comparable with browsers).
-    #[arg(long)]
-    pub perl: bool,
-    /// The case the headline compares every other case with, at each load: a client (`curl`) or an
-    /// environment's client (`native/curl`, `chromium/js-fetch`) [default: `js-fetch` for the browser's wasm
-    /// clients, the fastest native client for browser cases beside native ones, else the fastest].
-    #[arg(long, value_name = "CASE")]
-    pub reference: Option<String>,
-    /// The full text report: every column of the statistics table, Perl's lines, notes unwrapped (default: a
-    /// report that fits 100 columns).
-    #[arg(long)]
-    pub wide: bool,
-    /// CPU placement (Linux) of the client and the embedded server. Placement alone can change loopback rates
-    /// several-fold; it is recorded in the report.
-    #[arg(long, value_enum, default_value_t = PinArg::Auto)]
+    /// CPU placement of client and server: auto, same, split, none
+    ///
+    /// Linux. Placement alone can change loopback rates several-fold; it is recorded in the report.
+    #[arg(long, value_enum, default_value_t = PinArg::Auto, hide_possible_values = true, help_heading = PLAN)]
     pub pin: PinArg,
-    /// Never show a progress bar.
-    #[arg(long)]
-    pub no_progress: bool,
+    #[arg(long, value_name = "LIST", help = client_short(),
+          long_help = client_help(EnvironmentKind::Native), help_heading = CLIENTS)]
+    pub clients: Option<String>,
+    /// A command client of your own, NAME[@VERSIONS]=COMMAND (repeatable)
+    ///
+    /// COMMAND runs through `sh -c` and speaks the protocol in the README ("Command clients"); VERSIONS are the
+    /// HTTP versions it speaks, as --http takes them (mine@1.1,2=...; HTTP/1.1 when none are given); NAME goes
+    /// in --clients (without --clients, it is added to the default selection).
+    #[arg(long = "client-cmd", value_name = "NAME[@VERSIONS]=COMMAND", help_heading = CLIENTS)]
+    pub client_cmd: Vec<String>,
+    /// The embedded server over HTTPS, its generated CA given to the clients
+    #[arg(long, help_heading = TARGET)]
+    pub tls: bool,
+    #[arg(long, default_value_t = HttpChoice::default(), value_name = "VERSIONS",
+          help = "HTTP versions, each its own cases: 1.1, 2, 3, a list, both", long_help = http_help(),
+          help_heading = TARGET)]
+    pub http: HttpChoice,
+    /// Also trust the CAs in this PEM file, for https URLs
+    ///
+    /// E.g. the one `serve --tls` prints. Verification stays on: there is no --insecure.
+    #[arg(long, value_name = "FILE", help_heading = TARGET)]
+    pub cacert: Option<PathBuf>,
     #[arg(long, value_name = "ENGINES", num_args = 0..=1, default_missing_value = "chromium",
-          value_parser = parse_engines, help = browser_help())]
+          value_parser = parse_engines, help = "Also run in real browsers: chromium, firefox, webkit, all",
+          long_help = browser_help(), help_heading = BROWSER)]
     pub browser: Option<Engines>,
-    /// Chromium (or Chrome) binary for --browser [default: chromium on PATH].
-    #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM")]
-    pub chromium: Option<PathBuf>,
-    /// Firefox binary for --browser firefox [default: firefox-esr or firefox on PATH].
-    #[arg(long, value_name = "PATH", env = "HTTPBENCH_FIREFOX")]
-    pub firefox: Option<PathBuf>,
-    /// WebKitGTK's MiniBrowser for --browser webkit [default: MiniBrowser on PATH, or where
-    /// libwebkit2gtk-4.1-0 puts it]; started by WebKitWebDriver on an Xvfb display of its own.
-    #[arg(long, value_name = "PATH", env = "HTTPBENCH_WEBKIT")]
-    pub webkit: Option<PathBuf>,
-    #[arg(long, value_name = "LIST", help = client_help(EnvironmentKind::Browser))]
+    #[arg(long, value_name = "LIST", help = "The browser clients for --browser, comma-separated, or all", long_help = client_help(EnvironmentKind::Browser),
+          help_heading = BROWSER)]
     pub browser_clients: Option<String>,
-    /// CPU placement of Chromium for --browser, relative to the embedded server: none = every CPU, as a
-    /// browser runs for a user (Chromium is several processes passing each request along; one CPU halves its
-    /// rate); same = the server's CPU; split = every CPU but the server's.
-    #[arg(long, value_enum, default_value_t = Pin::None)]
+    /// Chromium (or Chrome) binary [default: chromium on PATH]
+    ///
+    /// Also read from HTTPBENCH_CHROMIUM.
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_CHROMIUM", hide_env = true, help_heading = BROWSER)]
+    pub chromium: Option<PathBuf>,
+    /// Firefox binary [default: firefox-esr or firefox on PATH]
+    ///
+    /// Also read from HTTPBENCH_FIREFOX.
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_FIREFOX", hide_env = true, help_heading = BROWSER)]
+    pub firefox: Option<PathBuf>,
+    /// WebKitGTK's MiniBrowser [default: found]
+    ///
+    /// On PATH, or where libwebkit2gtk-4.1-0 puts it; also read from HTTPBENCH_WEBKIT. Started by
+    /// WebKitWebDriver on an Xvfb display of its own.
+    #[arg(long, value_name = "PATH", env = "HTTPBENCH_WEBKIT", hide_env = true, help_heading = BROWSER)]
+    pub webkit: Option<PathBuf>,
+    /// CPU placement of the browser: none, same, split [default: none]
+    ///
+    /// none = every CPU, as a browser runs for a user (Chromium is several processes passing each request
+    /// along; one CPU halves its rate); same = the server's CPU; split = every CPU but the server's.
+    #[arg(long, value_enum, value_name = "WHERE", default_value_t = Pin::None, hide_default_value = true,
+          hide_possible_values = true, help_heading = BROWSER)]
     pub browser_pin: Pin,
-    /// The built page for --browser [default: ./dist, or dist/ beside the repository's target/].
-    #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR")]
+    /// The built page [default: ./dist]
+    ///
+    /// By default ./dist, or dist/ beside the repository's target/; also read from HTTPBENCH_PAGE_DIR.
+    #[arg(long, value_name = "DIR", env = "HTTPBENCH_PAGE_DIR", hide_env = true, help_heading = BROWSER)]
     pub page_dir: Option<PathBuf>,
+    /// Output on stdout: text, json, markdown, csv
+    #[arg(long, value_enum, default_value_t = Format::Text, hide_possible_values = true, help_heading = OUTPUT)]
+    pub format: Format,
+    /// The case the headline compares the others with (curl, native/curl)
+    ///
+    /// At each load: a client (`curl`) or an environment's client (`native/curl`, `chromium/js-fetch`)
+    /// [default: `js-fetch` for the browser's wasm clients, the fastest native client for browser cases beside
+    /// native ones, else the fastest].
+    #[arg(long, value_name = "CASE", help_heading = OUTPUT)]
+    pub reference: Option<String>,
+    /// The full text report: every column, Perl's lines, notes unwrapped
+    ///
+    /// By default the text report fits 100 columns.
+    #[arg(long, help_heading = OUTPUT)]
+    pub wide: bool,
+    /// Rate by CPU time and show Perl's timethese and cmpthese
+    ///
+    /// As Perl's Benchmark does (default: the wall-clock rate, comparable with browsers).
+    #[arg(long, help_heading = OUTPUT)]
+    pub perl: bool,
+    /// Also write the result file (JSON) here
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub export_json: Option<PathBuf>,
+    /// Also write the Markdown report here
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub export_markdown: Option<PathBuf>,
+    /// Also write the CSV here
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub export_csv: Option<PathBuf>,
+    /// Also write the HTML report here
+    ///
+    /// One self-contained file (charts, latency histograms, the statistics table and the text report; no
+    /// script, nothing fetched) to open in any browser or attach to an issue.
+    #[arg(long, value_name = "FILE", help_heading = OUTPUT)]
+    pub export_html: Option<PathBuf>,
+    /// Also add this run to a run history (SQLite, created if missing)
+    ///
+    /// `httpbench history DB` finds when each case got slower. A file that is not a history is refused before
+    /// the run.
+    #[arg(long, value_name = "DB", help_heading = OUTPUT)]
+    pub history: Option<PathBuf>,
+    /// This run's label in --history [default: the current git commit]
+    ///
+    /// E.g. `$(git rev-parse --short HEAD)`; by default the current folder's git commit, if it is in a
+    /// repository.
+    #[arg(long, value_name = "LABEL", requires = "history", help_heading = OUTPUT)]
+    pub commit: Option<String>,
+    /// Never show a progress bar
+    #[arg(long, help_heading = OUTPUT)]
+    pub no_progress: bool,
 }
+
+/// The headings `run -h` groups its options under.
+const PLAN: &str = "Plan";
+const CLIENTS: &str = "Clients";
+const TARGET: &str = "Target and TLS";
+const BROWSER: &str = "Browser";
+const OUTPUT: &str = "Output";
 
 impl RunArgs {
     /// The browser binary given by `flag`, an engine's path flag (`--chromium`, `--firefox`, `--webkit`; its
@@ -216,6 +262,12 @@ fn client_help(environment: EnvironmentKind) -> String {
         groups.join(", or "),
         defaults.join(",")
     )
+}
+
+/// The `-h` help of `--clients`: a list, or a group of the table.
+fn client_short() -> String {
+    let groups: Vec<&str> = GROUPS.iter().map(|g| g.name).collect();
+    format!("Comma-separated clients, or a group: {}", groups.join(", "))
 }
 
 /// The help of `--browser`, with the engines it can start (the model's list, which the engine table holds).

@@ -24,6 +24,8 @@ pub(super) struct CaseState {
     pub(super) handshakes: Option<Vec<Handshakes>>,
     /// Connections the server accepted during this case's rounds; `None` until the front end reported any.
     pub(super) connections: Option<u64>,
+    /// Its warm-up's requests, ok ones and first failure.
+    pub(super) warmup: super::warmup::Tally,
 }
 
 impl CaseState {

@@ -304,3 +304,52 @@ fn each_case_of_a_session_has_a_tag_of_its_own() {
     let tags: Vec<String> = session.cases().iter().enumerate().map(|(i, k)| k.tag(i, 7)).collect();
     assert_eq!(tags, ["curl.reuse.c1.r7.n0", "curl.reuse.c1.r7.n1"]);
 }
+
+/// Every warm-up request of every case failed: the run stops after the warm-up, no round is handed out, and
+/// the first failure says why; one ok warm-up request anywhere, an aborted case aside, lets the run go on.
+#[test]
+fn a_target_that_fails_every_warm_up_request_stops_the_run_after_the_warm_up() {
+    let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 2, interleave: true };
+    let refused = Outcome::failed(ErrorKind::Connect, None);
+    let drive = |ok_at: Option<(usize, usize)>, abort: Option<usize>| {
+        let mut s = new_session(plan, vec!["curl".into(), "raw".into()], vec![Mode::Reuse], None);
+        let mut rounds = 0;
+        loop {
+            match s.next_step() {
+                Step::Warmup { case, requests } => {
+                    if abort == Some(case) {
+                        s.abort(case, "not installed".into());
+                        continue;
+                    }
+                    for i in 0..requests as usize {
+                        let outcome = if ok_at == Some((case, i)) { Outcome::response(200, 1) } else { refused };
+                        let reason = s.wants_warmup_reason(case).then_some("Connection refused");
+                        s.record_warmup(case, &outcome, reason);
+                    }
+                }
+                Step::Round { case, .. } => {
+                    rounds += 1;
+                    s.record(case, &Outcome::response(200, 1), Duration::from_micros(10));
+                    s.end_round(case, Duration::from_micros(10), None);
+                }
+                Step::Turn { .. } => {}
+                Step::Done => break,
+            }
+        }
+        (rounds, s.unreachable().cloned())
+    };
+    let (rounds, why) = drive(None, None);
+    assert_eq!(rounds, 0, "no round after a warm-up that failed throughout");
+    let why = why.expect("unreachable");
+    assert_eq!(why, Unreachable { kind: ErrorKind::Connect, reason: Some("Connection refused".into()) });
+    assert_eq!(
+        why.message("http://127.0.0.1:1/"),
+        "every request to http://127.0.0.1:1/ failed in the warm-up (connect: Connection refused); is the server \
+         running, on that port?"
+    );
+    assert_eq!(drive(Some((1, 1)), None), (4, None), "one ok warm-up request: the run goes on");
+    assert_eq!(drive(None, Some(0)).0, 0, "an aborted case does not keep a dead target alive");
+    let no_warmup = Plan { warmup: 0, ..plan };
+    let mut s = new_session(no_warmup, vec!["curl".into()], vec![Mode::Reuse], None);
+    assert!(matches!(s.next_step(), Step::Round { .. }), "without a warm-up there is nothing to judge by");
+}

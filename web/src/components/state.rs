@@ -185,7 +185,11 @@ async fn measure(
         serve_link::post_back(settings.page.as_deref(), &out.report).await.map(|m| format!(" {m}")).unwrap_or_default();
     cancel.set_value(None);
     let cases = out.report.cases.len();
-    message.set(if out.stopped {
+    message.set(if let Some(why) = &out.unreachable {
+        let page = web_sys::window().and_then(|w| w.location().protocol().ok()).unwrap_or_default();
+        let hint = crate::settings::unreachable_hint(&page, &settings.targets.default, true).unwrap_or_default();
+        format!("Stopped: {}.{hint}", why.message(&settings.targets.default))
+    } else if out.stopped {
         format!("Cancelled: the report holds the {cases} cases measured so far.{posted}")
     } else {
         let requests: u64 = out.report.cases.iter().map(|c| c.iterations).sum();

@@ -46,7 +46,9 @@ async fn the_report_is_what_shared_renders_for_the_exported_result() {
     assert_eq!(state, "done");
     let json = common::by_testid(&host, "result-json").text_content().unwrap();
     let reports = parse_reports(&json).expect("the page's result file passes shared's checks");
-    let expected = render(&[Source::new(&reports[0])], Format::Text, &RenderOptions::default());
+    // The page's text report is the whole one, as a file holds it.
+    let expected =
+        render(&[Source::new(&reports[0])], Format::Text, &RenderOptions { wide: true, ..Default::default() });
     let shown = common::by_testid(&host, "report").text_content().unwrap();
     assert_eq!(shown, expected);
     assert!(shown.starts_with("httpbench-web "), "{shown}");
@@ -74,7 +76,7 @@ async fn an_imported_cli_file_joins_the_report_and_the_table() {
     let own = parse_reports(&common::by_testid(&host, "result-json").text_content().unwrap()).unwrap();
     let cli = parse_reports(CLI_REPORT).unwrap();
     let sources = [Source::tagged(&own[0], Some("this page")), Source::tagged(&cli[0], Some("pasted"))];
-    assert_eq!(text, render(&sources, Format::Text, &RenderOptions::default()));
+    assert_eq!(text, render(&sources, Format::Text, &RenderOptions { wide: true, ..Default::default() }));
     assert!(text.contains("chromium/fetch") && text.contains("native/curl"), "{text}");
     // The same sections as the HTML report of both, an Environment per report; the run's case has its
     // histogram, the file's cases their percentiles.
