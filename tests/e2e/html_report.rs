@@ -33,7 +33,8 @@ fn run_and_compare_write_the_html_report() {
         // The run's own histograms, not the percentile stand-in of a file.
         assert!(page.contains(&format!("aria-label=\"Latency histogram of {case},")), "{case}: {page}");
     }
-    assert_eq!(page.matches("<svg").count(), 3, "the rate chart and two histograms");
+    assert_eq!(page.matches("<svg").count(), 4, "the rate chart, the latency chart and two histograms");
+    assert!(page.contains("data-testid=\"latency-chart\"") && page.contains("Latency by percentile"), "{page}");
     // From the result file: the same cases, percentiles where the run had histograms.
     let compared = dir.join("compared.html");
     let (code, out, err) = run(&["compare", json.to_str().unwrap(), "--export-html", compared.to_str().unwrap()]);
@@ -83,6 +84,17 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     assert_eq!(count("[data-testid='histograms'] figure svg"), "4");
     assert_eq!(tab.eval("getComputedStyle(document.querySelector(\"[data-testid='histograms']\")).display"), "grid");
     assert_eq!(count("script, link, img, iframe"), "0", "nothing to run or fetch");
+    // The answer first: the headline's top within the first screen, before every chart.
+    let top = |selector: &str| -> f64 {
+        let js = format!("String(document.querySelector(\"{selector}\").getBoundingClientRect().top)");
+        tab.eval(&js).parse().unwrap()
+    };
+    assert!(top("[data-testid='headline']") < 400.0, "{}", top("[data-testid='headline']"));
+    assert!(top("[data-testid='headline']") < top("[data-testid='rate-chart']"));
+    assert_eq!(count("[data-testid='latency-chart'] svg path.line"), "8", "a line per case, and its legend entry");
+    // The details are folded; opened, they lay out as before.
+    assert_eq!(count("details[open]"), "0", "histograms and the text report start folded");
+    tab.eval("document.querySelectorAll('details').forEach(d => d.open = true), ''");
     let desktop = tab.screenshot(1280, "html-report.png");
     assert!(std::fs::metadata(&desktop).unwrap().len() > 10_000, "a real screenshot");
     // Side by side on a desktop: the grid's second histogram starts beside the first, not under it.

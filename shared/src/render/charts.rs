@@ -1,11 +1,14 @@
 //! Hand-made SVG charts (no chart library, no CDN), shared by the page and the HTML report: wall rates as
-//! horizontal bars with 95% confidence intervals, a latency histogram per case, a percentile ladder where
-//! only percentiles are known, and ([`scan`]) a line chart of a figure against a scanned parameter. Pure
+//! horizontal bars on a log axis with 95% confidence intervals, every case's latency by percentile on one
+//! chart ([`percentile_plot`]), a latency histogram per case, a percentile ladder, and ([`scan`]) a line
+//! chart of a figure against a scanned parameter. Pure
 //! functions from figures to SVG text; the caller puts the text into a document and styles the classes
 //! (`bar`, `err`, `label`, `value`, `axis`).
 
+mod percentiles;
 mod scan;
 
+pub use percentiles::{percentile_plot, Curve};
 pub use scan::{scan_chart, scan_chart_labelled, Series};
 
 use crate::model::Latency;
@@ -18,19 +21,22 @@ use crate::view::Row;
 pub struct Bar {
     /// Case label, as in the statistics table.
     pub label: String,
+    /// Where the case ran (`native`, `chromium`, ...): the bar's class, so browsers and native differ.
+    pub environment: String,
     /// Wall rate, requests per second.
     pub rate: f64,
-    /// 95% confidence interval of the mean per-round rate, where there were two rounds or more.
+    /// 95% confidence interval of the rate, where there were two rounds or more.
     pub ci95: Option<(f64, f64)>,
 }
 
-/// The bar of each row: its label, wall rate and interval.
+/// The bar of each row: its label, environment, wall rate and interval (on a log scale, never below zero).
 pub fn rate_bars(rows: &[Row<'_>]) -> Vec<Bar> {
     rows.iter()
         .map(|row| Bar {
             label: row.label.clone(),
+            environment: row.report.environment.name().to_string(),
             rate: row.case.rate_wall,
-            ci95: row.case.rate_wall_spread.map(|s| (s.ci95_low, s.ci95_high)),
+            ci95: crate::headline::rate_interval(row.case),
         })
         .collect()
 }
@@ -41,35 +47,57 @@ const WIDTH: f64 = 400.0;
 const ROW_H: f64 = 36.0;
 /// Room right of the longest bar for its figure.
 const VALUE_W: f64 = 56.0;
+/// Where the rate axis and the bars start.
+const X0: f64 = 20.0;
 /// Width of a small chart (histogram, percentiles): small multiples, a few side by side on a desktop.
 const SMALL_W: f64 = 320.0;
 const SMALL_H: f64 = 160.0;
 
-/// The rate chart: one horizontal bar per case under its label, scaled to the largest rate or interval end.
+/// The rate chart: one horizontal bar per case under its label, on a log axis from the decade below the
+/// smallest rate or interval end to the decade above the largest, so 300 req/s and 7,500 req/s both read.
 pub fn rate_chart(bars: &[Bar]) -> String {
-    let max = bars.iter().map(|b| b.ci95.map_or(b.rate, |(_, hi)| hi.max(b.rate))).fold(0.0, f64::max);
-    let scale = if max > 0.0 { (WIDTH - 8.0 - VALUE_W) / max } else { 0.0 };
-    let height = ROW_H * bars.len() as f64 + 4.0;
-    let mut svg = open(WIDTH, height, "Wall rate of each case, requests per second, with 95% confidence intervals");
+    let ends = bars.iter().flat_map(|b| [Some(b.rate), b.ci95.map(|c| c.0), b.ci95.map(|c| c.1)]).flatten();
+    let positive: Vec<f64> = ends.filter(|v| v.is_finite() && *v > 0.0).collect();
+    let lo = positive.iter().copied().fold(f64::INFINITY, f64::min).log10().floor();
+    let hi = positive.iter().copied().fold(0.0, f64::max).log10().ceil();
+    let (lo, hi) = if lo.is_finite() && hi.is_finite() { (lo, hi.max(lo + 1.0)) } else { (0.0, 1.0) };
+    // The axis starts a little in, so its first decade's label is not cut at the edge.
+    let plot_w = WIDTH - X0 - 4.0 - VALUE_W;
+    let x = |v: f64| X0 + plot_w * ((v.max(10f64.powf(lo)).log10() - lo) / (hi - lo));
+    let rows_h = ROW_H * bars.len() as f64 + 4.0;
+    let mut svg = open(
+        WIDTH,
+        rows_h + 22.0,
+        "Wall rate of each case, requests per second on a log axis, with 95% confidence intervals",
+    );
+    for decade in lo as i32..=hi as i32 {
+        let (at, v) = (x(10f64.powi(decade)), 10f64.powi(decade));
+        svg.push_str(&format!(
+            r##"<path d="M{at:.1} 4V{rows_h:.1}" stroke="#d0d7de" class="grid"/><text x="{at:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text>"##,
+            rows_h + 14.0,
+            crate::units::rate(v)
+        ));
+    }
     for (i, b) in bars.iter().enumerate() {
         let y = 4.0 + ROW_H * i as f64;
-        let w = b.rate * scale;
+        let w = if b.rate > 0.0 { x(b.rate) - X0 } else { 0.0 };
         svg.push_str(&format!(r#"<text x="4" y="{:.1}" class="label">{}</text>"#, y + 11.0, escape(&b.label)));
         svg.push_str(&format!(
-            r#"<rect x="4" y="{:.1}" width="{w:.1}" height="14" class="bar"><title>{}: {:.0} req/s</title></rect>"#,
+            r#"<rect x="{X0}" y="{:.1}" width="{w:.1}" height="14" class="bar {}"><title>{}: {:.0} req/s</title></rect>"#,
             y + 16.0,
+            escape(&b.environment),
             escape(&b.label),
             b.rate
         ));
-        if let Some((lo, hi)) = b.ci95 {
-            let (x0, x1, yc) = (4.0 + lo.max(0.0) * scale, 4.0 + hi * scale, y + 23.0);
+        if let Some((lo, hi)) = b.ci95.filter(|(lo, _)| *lo > 0.0) {
+            let (x0, x1, yc) = (x(lo), x(hi), y + 23.0);
             svg.push_str(&format!(
                 r#"<path d="M{x0:.1} {yc:.1}H{x1:.1}M{x0:.1} {:.1}v10M{x1:.1} {:.1}v10" class="err"/>"#,
                 yc - 5.0,
                 yc - 5.0
             ));
         }
-        let text_x = 4.0 + b.ci95.map_or(w, |(_, hi)| (hi * scale).max(w)) + 6.0;
+        let text_x = X0 + b.ci95.map_or(w, |(_, hi)| (x(hi) - X0).max(w)) + 6.0;
         svg.push_str(&format!(r#"<text x="{text_x:.1}" y="{:.1}" class="value">{:.0}</text>"#, y + 28.0, b.rate));
     }
     svg.push_str("</svg>");
@@ -172,16 +200,21 @@ mod tests {
     #[test]
     fn bars_scale_to_the_largest_interval_and_draw_error_bars() {
         let bars = vec![
-            Bar { label: "fetch".into(), rate: 400.0, ci95: Some((380.0, 420.0)) },
-            Bar { label: "native/<raw>".into(), rate: 200.0, ci95: None },
+            Bar { label: "fetch".into(), environment: "chromium".into(), rate: 400.0, ci95: Some((380.0, 420.0)) },
+            Bar { label: "native/<raw>".into(), environment: "native".into(), rate: 20_000.0, ci95: None },
         ];
         let svg = rate_chart(&bars);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<rect").count(), 2);
         assert_eq!(svg.matches(r#"class="err""#).count(), 1, "only the case with rounds has an interval");
         assert!(svg.contains("native/&lt;raw&gt;"), "labels are escaped");
-        // 420 req/s is the full plot width (336 units): 400 req/s is 320 units wide.
-        assert!(svg.contains(r#"width="320.0""#), "{svg}");
+        assert!(svg.contains(r#"class="bar chromium""#) && svg.contains(r#"class="bar native""#), "{svg}");
+        // 380 to 20,000 req/s: the axis runs from 100 to 100,000, three decades over 320 units. 400 req/s is
+        // log10(4) of one decade in (106.7 × 0.602 = 64.2 units); 20,000 is 2.301 decades (245.4 units).
+        assert!(svg.contains(r#"width="64.2""#) && svg.contains(r#"width="245.4""#), "{svg}");
+        for tick in [">100<", ">1000<", ">10000<", ">100000<"] {
+            assert!(svg.contains(tick), "{tick}: {svg}");
+        }
     }
 
     #[test]

@@ -24,7 +24,8 @@ pub(super) fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
         [before, after] => {
             Some(compare(before, after, rule)).filter(|c| !c.changes.is_empty()).map(|c| comparison_text(&c))
         }
-        _ => Some(trend_text(&runs, rule)),
+        // Reports of different environments side by side (`run --browser all`) share no case: no trend.
+        _ => Some(trend_text(&runs, rule)).filter(|_| !trend(&runs, rule).is_empty()),
     }
 }
 

@@ -16,18 +16,10 @@ const STYLE: &str = include_str!("report.css");
 const HISTORY_STYLE: &str = "\
 svg .pt { fill: var(--bar); } svg .whisk { stroke: var(--bar); stroke-width: 1; }
 svg .seg { stroke: var(--fg); stroke-width: 2; } svg .band { fill: var(--bar); opacity: 0.15; }
-svg .cp { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 4 3; } svg .cp-label { fill: #c0392b; }
+svg .cp { stroke: var(--slow); stroke-width: 1.5; stroke-dasharray: 4 3; } svg .cp-label { fill: var(--slow); }
 svg .cp.accepted { stroke: var(--muted); } svg .grid { stroke: var(--line); }
 input[type=search] { font: inherit; padding: 0.3rem 0.5rem; width: min(100%, 24rem); }
 section.series { margin-bottom: 1.5rem; } section.series[hidden] { display: none; }
-";
-
-/// The dashboard file's dark scheme (the page keeps its own colours).
-const DARK: &str = "\
-@media (prefers-color-scheme: dark) {
-  :root { --fg: #e6edf3; --muted: #9da7b3; --bar: #58a6ff; --line: #30363d; }
-  body { background: #0d1117; } pre { background: #161b22; }
-}
 ";
 
 /// The filter: hide the series whose case name does not contain what is typed.
@@ -58,7 +50,7 @@ pub fn history_html(a: &Analysis, title: &str) -> String {
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <title>httpbench history: {}</title>\n<style>\n{STYLE}{HISTORY_STYLE}{DARK}</style>\n</head>\n<body>\n<main>\n\
+         <title>httpbench history: {}</title>\n<style>\n{STYLE}{HISTORY_STYLE}</style>\n</head>\n<body>\n<main>\n\
          {body}</main>\n<script>\n{FILTER}</script>\n</body>\n</html>\n",
         escape(title)
     )

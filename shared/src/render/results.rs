@@ -9,7 +9,7 @@
 //! The `data-testid`s (`headline`, `changes`, `rate-chart`, `stats-table`, `stats-row`, `histograms`, `scan-chart`,
 //! `report`) are what the end-to-end tests and headless drivers read, in the report and the page alike.
 
-use super::charts::{escape, histogram, percentile_chart, rate_bars, rate_chart};
+use super::charts::{escape, histogram, percentile_chart, percentile_plot, rate_bars, rate_chart, Curve};
 use super::notes::{notes, placement};
 use super::scans::scan_figures;
 use super::table::stats_tables;
@@ -32,18 +32,22 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
                 out.push_str(&super::headline::html(&crate::headline::headline(&rows, options.reference.as_deref())))
             }
         }
+        // A scan's answer is its curves: right after the headline.
+        out.push_str(&scans(&rows));
         out.push_str(&trend_section(sources, options));
         let chart =
             format!("<figure class=\"rates\" data-testid=\"rate-chart\">{}</figure>\n", rate_chart(&rate_bars(&rows)));
-        out.push_str(&section("Wall rates, with 95% confidence intervals", &chart));
+        out.push_str(&section("Wall rates (log axis), with 95% confidence intervals", &chart));
         out.push_str(&section("Statistics", &tables(&rows)));
-        out.push_str(&section("Latency", &latency(&rows)));
-        out.push_str(&scans(&rows));
+        out.push_str(&section("Latency", &format!("{}{}", latency_plot(&rows), latency(&rows))));
     }
     // The box holds the whole text report, as a file does: every column, Perl's lines.
     let text = super::text(sources, &RenderOptions { wide: true, ..options.clone() });
     let pre = format!("<pre class=\"report\" data-testid=\"report\" tabindex=\"0\">{}</pre>\n", escape(&text));
-    out.push_str(&section("Text report", &pre));
+    // Details, folded: the answer is above.
+    out.push_str(&format!(
+        "<section>\n<details class=\"report\"><summary><h2>Text report</h2></summary>\n{pre}</details>\n</section>\n"
+    ));
     out.push_str(&notes_section(sources, &rows));
     out.push_str(&environment(sources));
     out
@@ -76,7 +80,7 @@ fn changes_section(sources: &[Source<'_>], options: &RenderOptions) -> Option<St
 /// With three runs or more, the trend chart: each case's figure per run, the runs in time order.
 fn trend_section(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let runs = crate::change::runs(sources);
-    if runs.len() < 3 {
+    if runs.len() < 3 || super::gate::trend(&runs, options.change).is_empty() {
         return String::new();
     }
     let chart = super::gate::trend_chart(&runs, options.change);
@@ -123,7 +127,24 @@ fn scans(rows: &[Row<'_>]) -> String {
     section("Scans", &format!("<div class=\"figures scans\">\n{body}</div>\n"))
 }
 
-/// A histogram per case in a grid of small multiples, each the one its own report's run kept for that case
+/// Every case's latency on one chart, by percentile on shared log axes ([`percentile_plot`]).
+fn latency_plot(rows: &[Row<'_>]) -> String {
+    let names: Vec<&str> = rows.iter().map(|r| r.report.environment.name()).collect();
+    let curves: Vec<Curve<'_>> = rows
+        .iter()
+        .zip(&names)
+        .filter_map(|(r, env)| Some(Curve { label: &r.label, environment: env, latency: r.case.latency_ns.as_ref()? }))
+        .collect();
+    if curves.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<figure class=\"latency\" data-testid=\"latency-chart\">{}</figure>\n",
+        percentile_plot("Latency by percentile (log axis)", &curves)
+    )
+}
+
+/// The details under the latency chart, folded: a histogram per case in a grid of small multiples, each the one its own report's run kept for that case
 /// ([`Row::histogram`]); a percentile chart for a case with none. The caption says what the charts are.
 fn latency(rows: &[Row<'_>]) -> String {
     let mut charts = String::new();
@@ -159,7 +180,10 @@ fn latency(rows: &[Row<'_>]) -> String {
         true => String::new(),
         false => format!("<p class=\"caption\">{}</p>\n", caption.join(" ")),
     };
-    format!("{caption}<div class=\"figures\" data-testid=\"histograms\">\n{charts}</div>\n")
+    format!(
+        "<details class=\"histograms\"><summary>Each case's histogram</summary>\n{caption}<div class=\"figures\" \
+         data-testid=\"histograms\">\n{charts}</div>\n</details>\n"
+    )
 }
 
 /// The notes and warnings of the text report, one item each.

@@ -120,6 +120,11 @@ fn two_browser_engines_and_native_are_told_apart_by_engine() {
     let (n, c, mut f) = (native(), browser(), browser());
     f.environment.user_agent = Some(FIREFOX_UA.into());
     let sources = [Source::new(&n), Source::new(&c), Source::new(&f)];
+    // Three environments side by side are not three runs of one plan: the headline answers, no trend.
+    let compact = render(&sources, Format::Text, &RenderOptions::default());
+    assert!(compact.contains("\nHeadline: ") && !compact.contains("Trend of"), "{compact}");
+    assert!(compact.contains("against native/raw (the fastest native client"), "{compact}");
+    assert!(compact.contains("against firefox/js-fetch (the same loop in plain JavaScript"), "{compact}");
     let out = render(&sources, Format::Text, &RenderOptions { wide: true, ..Default::default() });
     for label in ["native/curl/fresh: ", "chromium/fetch/reuse: ", "firefox/js-fetch/reuse: "] {
         assert!(out.contains(label), "{label}: {out}");

@@ -18,7 +18,8 @@ pub struct Series {
 
 /// Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2008), its yellow (too pale on white)
 /// replaced by grey. Series from the ninth on repeat the colours, dashed.
-const PALETTE: [&str; 8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c"];
+pub(super) const PALETTE: [&str; 8] =
+    ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c8c8c"];
 
 /// Few units wide, so that drawn at a phone's width the text stays readable (9 px at 375 px) and at its widest
 /// (36rem in the HTML report) about 14 px.
@@ -59,7 +60,7 @@ pub fn scan_chart_labelled(title: &str, x_name: &str, series: &[Series], x_label
     for t in &y_ticks {
         let _ = write!(
             svg,
-            r#"<path d="M{LEFT} {y:.1}H{r}" stroke="{GRID}"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="axis">{}</text>"#,
+            r#"<path d="M{LEFT} {y:.1}H{r}" stroke="{GRID}" class="grid"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="axis">{}</text>"#,
             LEFT - 6.0,
             y_at(*t) + 4.0,
             tick_label(*t),
@@ -70,7 +71,7 @@ pub fn scan_chart_labelled(title: &str, x_name: &str, series: &[Series], x_label
     x.ticks(&mut svg, bottom, x_label);
     let _ = write!(
         svg,
-        r#"<path d="M{LEFT} {TOP}V{bottom}H{r}" stroke="{INK}" fill="none"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}{}</text>"#,
+        r#"<path d="M{LEFT} {TOP}V{bottom}H{r}" stroke="{INK}" fill="none" class="frame"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}{}</text>"#,
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
         bottom + 34.0,
         escape(x_name),
@@ -204,7 +205,7 @@ impl XAxis {
         let mut last_label = f64::NEG_INFINITY;
         for t in &self.ticks {
             let x = self.at(*t);
-            let _ = write!(out, r#"<path d="M{x:.1} {bottom}v5" stroke="{INK}"/>"#);
+            let _ = write!(out, r#"<path d="M{x:.1} {bottom}v5" stroke="{INK}" class="frame"/>"#);
             if x - last_label >= 34.0 {
                 let _ = write!(
                     out,
