@@ -104,6 +104,18 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let (a, b) = tops.split_once(' ').unwrap();
     assert_eq!(a, b, "histograms in a row at 1280 px: {tops}");
     tab.screenshot(375, "html-report-375px.png");
+    // At a phone's width too, the headline's top is on the first screen (900 px).
+    assert!(top("[data-testid='headline']") < 900.0, "{}", top("[data-testid='headline']"));
+    // Dark as the reader's system is: the sheet's background and the charts' grid follow.
+    tab.dark(true);
+    let background = "getComputedStyle(document.body).backgroundColor";
+    assert_eq!(tab.eval(background), "rgb(13, 17, 23)");
+    let grid = "getComputedStyle(document.querySelector(\"[data-testid='latency-chart'] .grid\")).stroke";
+    assert_eq!(tab.eval(grid), "rgb(61, 68, 77)", "the grid follows the dark sheet");
+    tab.screenshot(1280, "html-report-dark.png");
+    tab.screenshot(390, "html-report-dark-390px.png");
+    tab.dark(false);
+    assert_eq!(tab.eval(background), "rgb(255, 255, 255)");
     // On a phone the text report's lines are wider than the screen: its box scrolls, the page does not.
     assert_eq!(tab.eval("String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");
     let pre = "document.querySelector(\"[data-testid='report']\")";

@@ -44,6 +44,7 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let tab = chromium.page();
     let query = format!("?target={}&n=200&warmup=20&rounds=4&clients=all&mode=both", site.target);
     tab.open(&format!("{}{query}", site.page));
+    assert_eq!(tab.eval("String(document.getElementById('loading'))"), "null", "the loading note leaves on mount");
     tab.click("run");
     let done = || {
         assert_ne!(tab.state(), "invalid", "{}", tab.testid("status"));
@@ -81,6 +82,12 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
             httpbench_shared::Mode::Reuse => assert!((1..=6).contains(&used), "{}: {used}", c.client),
         }
     }
+    // The answer first: the headline (the wasm clients against js-fetch) before the charts.
+    let headline = tab.testid("headline");
+    assert!(headline.contains("against js-fetch (the same loop in plain JavaScript"), "{headline}");
+    let above = "document.querySelector(\"[data-testid='headline']\").getBoundingClientRect().top < \
+                 document.querySelector(\"[data-testid='rate-chart']\").getBoundingClientRect().top";
+    assert_eq!(tab.eval(&format!("String({above})")), "true");
     let shot = tab.screenshot(1280, &format!("{prefix}page-after-run.png"));
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
     tab.screenshot(375, &format!("{prefix}page-after-run-375px.png"));

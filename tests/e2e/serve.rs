@@ -197,3 +197,37 @@ fn a_kept_alive_connection_outlives_half_a_minute_of_idling() {
     std::thread::sleep(std::time::Duration::from_secs(32));
     assert!(get() > 10, "the same connection answers after 32 idle seconds");
 }
+
+/// A browser that takes gzip gets a file's precompressed twin (`scripts/build-page.sh` writes them), with its
+/// own content type, `Content-Encoding: gzip` and `Vary`; one that does not, and a file without a twin, get the
+/// file as it is.
+#[test]
+fn precompressed_assets_go_to_browsers_that_take_gzip() {
+    let (_root, page) = page_fixture("page-gzip");
+    let wasm = page.join("app.wasm");
+    std::fs::write(&wasm, vec![b'w'; 100_000]).unwrap();
+    let zipped = std::process::Command::new("gzip").args(["-9", "-k", "-n"]).arg(&wasm).status().unwrap();
+    assert!(zipped.success());
+    let gz = std::fs::read(page.join("app.wasm.gz")).unwrap();
+    let s = Serve::start_with(&["--page-dir", page.to_str().unwrap(), "--quiet"]);
+    let ask = |path: &str, accept: &str| {
+        let head = format!("GET {path} HTTP/1.1\r\nHost: x\r\n{accept}Connection: close\r\n\r\n");
+        let (head, body) = exchange(&s.url, head.as_bytes());
+        (head.to_ascii_lowercase(), body)
+    };
+    let (head, body) = ask("/app/app.wasm", "Accept-Encoding: gzip, deflate, br\r\n");
+    assert!(head.contains("content-encoding: gzip") && head.contains("content-type: application/wasm"), "{head}");
+    assert!(head.contains("vary: accept-encoding") && head.contains("cross-origin-embedder-policy"), "{head}");
+    assert_eq!(body, gz, "the twin, as written");
+    assert!(body.len() < 1_000, "{}", body.len());
+    for accept in ["", "Accept-Encoding: br\r\n", "Accept-Encoding: gzip;q=0\r\n"] {
+        let (head, body) = ask("/app/app.wasm", accept);
+        assert!(!head.contains("content-encoding"), "{accept}: {head}");
+        assert_eq!(body.len(), 100_000, "{accept}");
+    }
+    let (head, body) = ask("/app/app.js", "Accept-Encoding: gzip\r\n");
+    assert!(!head.contains("content-encoding") && body == b"console.log(1)", "no twin: {head}");
+    // A twin is never reached by its own name through another file's path, nor outside the page.
+    let (head, _) = ask("/app/link.txt", "Accept-Encoding: gzip\r\n");
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use headless_chrome::protocol::cdp::Emulation::SetDeviceMetricsOverride;
+use headless_chrome::protocol::cdp::Emulation::{MediaFeature, SetDeviceMetricsOverride, SetEmulatedMedia};
 use headless_chrome::protocol::cdp::Page::{CaptureScreenshot, CaptureScreenshotFormatOption, Viewport};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 
@@ -72,6 +72,13 @@ impl PageDriver for ChromiumPage {
 }
 
 impl ChromiumPage {
+    /// The page as a reader whose system is dark (`prefers-color-scheme: dark`), or light again.
+    pub(crate) fn dark(&self, on: bool) {
+        let value = if on { "dark" } else { "light" }.to_string();
+        let feature = MediaFeature { name: "prefers-color-scheme".into(), value };
+        self.tab.call_method(SetEmulatedMedia { media: None, features: Some(vec![feature]) }).unwrap();
+    }
+
     /// A PNG of the whole page (not just the window) at `width` CSS pixels, saved as `tests/artifacts/NAME`.
     pub(crate) fn screenshot(&self, width: u32, name: &str) -> PathBuf {
         self.tab

@@ -1,13 +1,15 @@
-//! The settings form: target URL, count or duration, warm-up, rounds, timeout, requests in flight, body
-//! sizes, server delays, HTTP versions, interleaving, clients (this build's, from shared's catalog) and mode,
-//! with Run and Cancel. Every input has a label, and the form submits with Enter, so the page works from the
+//! The settings form: target URL, count and mode, the clients (this build's, from shared's catalog, a line
+//! each), then folded the expert knobs (duration, warm-up, rounds, timeout, requests in flight, body sizes,
+//! server delays, HTTP versions, interleaving), with Run and Cancel; locked while a run goes on. Every input has a label, and the form submits with Enter, so the page works from the
 //! keyboard. The targets per HTTP version come from a link only (`run --browser` writes them).
 
 use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
 use super::PageState;
+use httpbench_shared::protocol::client;
 use httpbench_shared::session::RawPlan;
+use httpbench_shared::EnvironmentKind;
 
 use crate::settings::{available_clients, RawSettings};
 
@@ -182,46 +184,59 @@ pub(super) fn SettingsForm(
         state.start(form.raw());
     };
     let boxes = form.clients.get_value().into_iter();
-    let boxes =
-        boxes.map(|(name, on)| view! { <Check label=name.to_string() id=format!("client-{name}") checked=on /> });
+    // One line per client: its name and what it is, from shared's catalog.
+    let about = |name: &str| client(EnvironmentKind::Browser, name).map_or("", |c| c.about);
+    let boxes = boxes.map(move |(name, on)| {
+        let label = format!("{name}: {}", about(name));
+        view! { <Check label=label id=format!("client-{name}") checked=on /> }
+    });
     view! {
         <form class="settings" on:submit=submit aria-label="Benchmark settings">
-            <div class="grid">
-                <Field label="Target URL" id="target" kind="url" value=form.target />
-                <Field label="Requests per case" id="count" kind="number" value=form.count />
-                <Field
-                    label="Duration per case (optional, e.g. 3s; empty: use the requests per case)"
-                    id="duration"
-                    kind="text"
-                    value=form.duration
-                />
-                <Field label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
-                <Field label="Rounds" id="rounds" kind="number" value=form.rounds />
-                <Field label="Timeout per request (e.g. 10, 500ms)" id="timeout" kind="text" value=form.timeout />
-                <Field label="Requests in flight (e.g. 1,8)" id="concurrency" kind="text" value=form.concurrency />
-                <Field
-                    label="Body sizes from httpbench serve (e.g. 0,16k; empty: the target as given)"
-                    id="body-sizes"
-                    kind="text"
-                    value=form.body_sizes
-                />
-                <Field
-                    label="Server delays (e.g. 5ms; httpbench serve only)"
-                    id="server-delays"
-                    kind="text"
-                    value=form.server_delays
-                />
-                <Choice label="HTTP version" id="http" value=form.http options=HTTP_CHOICES />
-                <Choice label="Mode" id="mode" value=form.mode options=MODE_CHOICES />
-            </div>
-            <Check
-                label="Interleave the cases' rounds (round-robin, so drift hits every case alike)".to_string()
-                id="interleave".to_string()
-                checked=form.interleave
-            />
-            <fieldset>
-                <legend>"Clients"</legend>
-                {boxes.collect_view()}
+            // Locked while a run goes on: what it measures cannot change under it.
+            <fieldset class="plain" disabled=running>
+                <div class="grid">
+                    <Field label="Target URL" id="target" kind="url" value=form.target />
+                    <Field label="Requests per case" id="count" kind="number" value=form.count />
+                    <Choice label="Mode" id="mode" value=form.mode options=MODE_CHOICES />
+                </div>
+                <fieldset class="clients">
+                    <legend>"Clients"</legend>
+                    {boxes.collect_view()}
+                </fieldset>
+                // The expert knobs, folded: the defaults measure well.
+                <details class="more">
+                    <summary>"More settings: duration, warm-up, rounds, timeout, load, HTTP version"</summary>
+                    <div class="grid">
+                        <Field
+                            label="Duration per case (optional, e.g. 3s; empty: use the requests per case)"
+                            id="duration"
+                            kind="text"
+                            value=form.duration
+                        />
+                        <Field label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
+                        <Field label="Rounds" id="rounds" kind="number" value=form.rounds />
+                        <Field label="Timeout per request (e.g. 10, 500ms)" id="timeout" kind="text" value=form.timeout />
+                        <Field label="Requests in flight (e.g. 1,8)" id="concurrency" kind="text" value=form.concurrency />
+                        <Field
+                            label="Body sizes from httpbench serve (e.g. 0,16k; empty: the target as given)"
+                            id="body-sizes"
+                            kind="text"
+                            value=form.body_sizes
+                        />
+                        <Field
+                            label="Server delays (e.g. 5ms; httpbench serve only)"
+                            id="server-delays"
+                            kind="text"
+                            value=form.server_delays
+                        />
+                        <Choice label="HTTP version" id="http" value=form.http options=HTTP_CHOICES />
+                    </div>
+                    <Check
+                        label="Interleave the cases' rounds (round-robin, so drift hits every case alike)".to_string()
+                        id="interleave".to_string()
+                        checked=form.interleave
+                    />
+                </details>
             </fieldset>
             <div class="buttons">
                 <button type="submit" data-testid="run" disabled=running>"Run"</button>

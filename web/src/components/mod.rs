@@ -25,6 +25,10 @@ pub use state::{Imported, PageState, Phase};
 pub fn App() -> impl IntoView {
     // First: the seal leaves the address before anything can read or share it.
     serve_link::take_seal();
+    // index.html's loading note has done its work.
+    if let Some(note) = document().get_element_by_id("loading") {
+        note.remove();
+    }
     let query = crate::browser::page_query();
     let mut initial = RawSettings::from_query(&crate::browser::origin(), &query);
     let fragment = crate::browser::fragment();
@@ -62,6 +66,11 @@ pub fn Bench(
     view! {
         <main>
             <h1>"httpbench " <span class="sub">"— the browser's HTTP stack, timed from WebAssembly"</span></h1>
+            <p class="lede">
+                "How fast does this browser fetch over HTTP from WebAssembly? Each client (fetch, XMLHttpRequest, \
+                 gloo-net) sends the same GETs to the target, fresh and kept alive, against the same loop in plain \
+                 JavaScript (js-fetch), the baseline; the answer comes first."
+            </p>
             <form::SettingsForm initial=initial />
             <Status />
             <results::Results />
