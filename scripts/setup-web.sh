@@ -16,6 +16,8 @@ BINARYEN_VERSION=132
 BINARYEN_DIR=.tools/binaryen
 TERSER_VERSION=5.51.4
 TERSER_DIR=.tools/terser
+AXE_VERSION=4.10.3
+AXE_DIR=.tools/axe
 
 # Chromium and its driver, for the wasm tests and the end-to-end test; npm for binaryen; python3.
 missing=()
@@ -85,4 +87,13 @@ if [ "$("$TERSER_DIR/node_modules/.bin/terser" --version 2>/dev/null)" != "terse
   npm install --prefix "$TERSER_DIR" --no-audit --no-fund "terser@$TERSER_VERSION" >/dev/null
 else
   log "terser $TERSER_VERSION present"
+fi
+
+# axe-core, the accessibility checker the browser end-to-end tests run in the page and the HTML report.
+axe_version() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["version"])' "$AXE_DIR/node_modules/axe-core/package.json" 2>/dev/null; }
+if [ "$(axe_version)" != "$AXE_VERSION" ]; then
+  log "installing axe-core $AXE_VERSION from npm into $AXE_DIR"
+  npm install --prefix "$AXE_DIR" --no-audit --no-fund "axe-core@$AXE_VERSION" >/dev/null
+else
+  log "axe-core $AXE_VERSION present"
 fi

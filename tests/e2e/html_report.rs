@@ -94,7 +94,14 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     assert_eq!(count("[data-testid='latency-chart'] svg path.line"), "8", "a line per case, and its legend entry");
     // The details are folded; opened, they lay out as before.
     assert_eq!(count("details[open]"), "0", "histograms and the text report start folded");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, folded");
     tab.eval("document.querySelectorAll('details').forEach(d => d.open = true), ''");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, unfolded");
+    // The check can fail: an image without a text alternative is found.
+    tab.eval("document.querySelector('main').append(document.createElement('img')), ''");
+    let found = tab.accessibility_violations();
+    assert!(found.len() == 1 && found[0].starts_with("image-alt (critical): "), "{found:?}");
+    tab.eval("document.querySelector('main > img').remove(), ''");
     let desktop = tab.screenshot(1280, "html-report.png");
     assert!(std::fs::metadata(&desktop).unwrap().len() > 10_000, "a real screenshot");
     // Side by side on a desktop: the grid's second histogram starts beside the first, not under it.
@@ -113,6 +120,7 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let grid = "getComputedStyle(document.querySelector(\"[data-testid='latency-chart'] .grid\")).stroke";
     assert_eq!(tab.eval(grid), "rgb(61, 68, 77)", "the grid follows the dark sheet");
     tab.screenshot(1280, "html-report-dark.png");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, dark");
     tab.screenshot(390, "html-report-dark-390px.png");
     tab.dark(false);
     assert_eq!(tab.eval(background), "rgb(255, 255, 255)");

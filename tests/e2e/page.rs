@@ -45,6 +45,13 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let query = format!("?target={}&n=200&warmup=20&rounds=4&clients=all&mode=both", site.target);
     tab.open(&format!("{}{query}", site.page));
     assert_eq!(tab.eval("String(document.getElementById('loading'))"), "null", "the loading note leaves on mount");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, before a run");
+    tab.screenshot(1280, &format!("{prefix}page-before-run.png"));
+    tab.screenshot(390, &format!("{prefix}page-before-run-390px.png"));
+    // At a phone's width, Run is on the first screen.
+    let run_top = "String(document.querySelector(\"[data-testid='run']\").getBoundingClientRect().bottom)";
+    let bottom: f64 = tab.eval(run_top).parse().unwrap();
+    assert!(bottom < 900.0, "Run at {bottom} px");
     tab.click("run");
     let done = || {
         assert_ne!(tab.state(), "invalid", "{}", tab.testid("status"));
@@ -88,6 +95,7 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let above = "document.querySelector(\"[data-testid='headline']\").getBoundingClientRect().top < \
                  document.querySelector(\"[data-testid='rate-chart']\").getBoundingClientRect().top";
     assert_eq!(tab.eval(&format!("String({above})")), "true");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, after a run");
     let shot = tab.screenshot(1280, &format!("{prefix}page-after-run.png"));
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
     tab.screenshot(375, &format!("{prefix}page-after-run-375px.png"));

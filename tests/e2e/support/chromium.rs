@@ -72,6 +72,20 @@ impl PageDriver for ChromiumPage {
 }
 
 impl ChromiumPage {
+    /// What axe-core (installed by scripts/setup-web.sh in .tools/axe) finds wrong in the page as it is now,
+    /// one line per rule broken, `id (impact): the first element's selector and what to fix`; every impact
+    /// counts.
+    pub(crate) fn accessibility_violations(&self) -> Vec<String> {
+        let script = root().join(".tools/axe/node_modules/axe-core/axe.min.js");
+        let axe = std::fs::read_to_string(&script)
+            .unwrap_or_else(|e| panic!("{}: {e}: run scripts/setup-web.sh", script.display()));
+        self.tab.evaluate(&axe, false).unwrap();
+        let run = "axe.run(document, { resultTypes: ['violations'] }).then(r => JSON.stringify(r.violations.map(v => \
+                   `${v.id} (${v.impact}): ${v.nodes[0].target.join(' ')}: ${v.nodes[0].failureSummary}`)))";
+        let value = self.tab.evaluate(run, true).unwrap().value.expect("axe's result");
+        serde_json::from_str(value.as_str().expect("a string")).expect("a JSON list")
+    }
+
     /// The page as a reader whose system is dark (`prefers-color-scheme: dark`), or light again.
     pub(crate) fn dark(&self, on: bool) {
         let value = if on { "dark" } else { "light" }.to_string();
