@@ -53,6 +53,12 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     let bottom: f64 = tab.eval(run_top).parse().unwrap();
     assert!(bottom < 900.0, "Run at {bottom} px");
     tab.click("run");
+    // During the run: the form is locked (its fieldset disabled) and the status says where it is.
+    if tab.state() == "running" {
+        tab.screenshot(1280, &format!("{prefix}page-during-run.png"));
+        let locked = "String(document.querySelector('form fieldset.plain').disabled)";
+        assert_eq!(tab.eval(locked), "true", "the form is locked while the run goes on");
+    }
     let done = || {
         assert_ne!(tab.state(), "invalid", "{}", tab.testid("status"));
         tab.state() == "done"
@@ -100,6 +106,13 @@ fn runs_and_imports(origin: Origin, prefix: &str) {
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000, "a real screenshot");
     tab.screenshot(375, &format!("{prefix}page-after-run-375px.png"));
     assert_eq!(overflows(&tab), "false", "readable at 375 px without scrolling sideways");
+    // Dark as the reader's system is, and as accessible.
+    tab.dark(true);
+    assert_eq!(tab.eval("getComputedStyle(document.body).backgroundColor"), "rgb(13, 17, 23)");
+    assert_eq!(tab.accessibility_violations(), Vec::<String>::new(), "axe-core, dark");
+    tab.screenshot(1280, &format!("{prefix}page-after-run-dark.png"));
+    tab.screenshot(390, &format!("{prefix}page-after-run-dark-390px.png"));
+    tab.dark(false);
 
     // Import a fresh CLI result by pasting it: one table, labelled by environment.
     let (code, cli_json, err) =

@@ -118,18 +118,26 @@ pub(super) fn ImportExport(
     view! {
         <section class="import-export" aria-label="Import and export">
             <h2>"Export and compare"</h2>
-            <button type="button" data-testid="export-json" disabled=move || state.own.with(|o| o.is_none()) on:click=export>
-                "Export JSON"
-            </button>
-            <button
-                type="button"
-                data-testid="share"
-                disabled=move || state.own.with(|o| o.is_none())
-                on:click=move |_| link.set(share_own(state))
-            >
-                "Share as link"
-            </button>
-            <input data-testid="share-link" aria-label="Link to this run" readonly prop:value=move || link.get() />
+            <div class="buttons">
+                <button
+                    type="button"
+                    data-testid="export-json"
+                    disabled=move || state.own.with(|o| o.is_none())
+                    on:click=export
+                >
+                    "Export JSON"
+                </button>
+                <button
+                    type="button"
+                    data-testid="share"
+                    disabled=move || state.own.with(|o| o.is_none())
+                    on:click=move |_| link.set(share_own(state))
+                >
+                    "Share as link"
+                </button>
+            </div>
+            <label for="share-link">"Link to this run (press Share as link)"</label>
+            <input id="share-link" data-testid="share-link" readonly prop:value=move || link.get() />
             <label for="import-file">
                 "Import result files (JSON, e.g. httpbench --export-json), or a run history (httpbench history DB --format json)"
             </label>

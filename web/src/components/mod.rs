@@ -74,8 +74,9 @@ pub fn Bench(
             <form::SettingsForm initial=initial />
             <Status />
             <results::Results />
-            <environment::EnvironmentPanel />
+            // Export, share and compare right after the results, the environment after them.
             <import_export::ImportExport shared_link=shared_link />
+            <environment::EnvironmentPanel />
             <history::History />
         </main>
     }
