@@ -6,21 +6,22 @@
 use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Style};
+use httpbench_shared::change::Verdict;
 
 /// Whether stdout takes colour.
 pub(crate) fn wanted() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// The verdicts as the reports word them, each with its style.
-fn verdicts() -> [(&'static str, Style); 5] {
+/// The verdicts as the reports word them ([`Verdict::label`]), each with its style.
+fn verdicts() -> [(String, Style); 5] {
     let bold = |c: AnsiColor| Style::new().fg_color(Some(c.into())).bold();
     [
-        ("▼ slower", bold(AnsiColor::Red)),
-        ("✗ failed", bold(AnsiColor::Red)),
-        ("▲ faster", bold(AnsiColor::Green)),
-        ("? inconclusive", bold(AnsiColor::Yellow)),
-        ("≈ same", Style::new().dimmed()),
+        (Verdict::Slower.label(), bold(AnsiColor::Red)),
+        (Verdict::Failed.label(), bold(AnsiColor::Red)),
+        (Verdict::Faster.label(), bold(AnsiColor::Green)),
+        (Verdict::Inconclusive.label(), bold(AnsiColor::Yellow)),
+        (Verdict::Unchanged.label(), Style::new().dimmed()),
     ]
 }
 
@@ -32,7 +33,7 @@ pub(crate) fn paint(text: &str) -> String {
     for line in text.split_inclusive('\n') {
         let mut line = line.to_string();
         for (word, style) in verdicts() {
-            line = line.replace(word, &format!("{style}{word}{style:#}"));
+            line = line.replace(&word, &format!("{style}{word}{style:#}"));
         }
         if let Some(rest) = line.strip_prefix("warning:") {
             line = format!("{warning}warning:{warning:#}{rest}");

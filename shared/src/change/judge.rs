@@ -41,6 +41,11 @@ impl Verdict {
         }
     }
 
+    /// The glyph and the word, as every report and the terminal's colours show a verdict: `▼ slower`.
+    pub fn label(self) -> String {
+        format!("{} {}", self.glyph(), self.as_str())
+    }
+
     /// One glyph per verdict, for change lines and tables: ▼ slower, ▲ faster, ≈ unchanged, ? inconclusive,
     /// ✗ failed, – unjudged.
     pub fn glyph(self) -> &'static str {

@@ -25,7 +25,10 @@ pub(super) fn text(sources: &[Source<'_>], rule: Rule) -> Option<String> {
             Some(compare(before, after, rule)).filter(|c| !c.changes.is_empty()).map(|c| comparison_text(&c))
         }
         // Reports of different environments side by side (`run --browser all`) share no case: no trend.
-        _ => Some(trend_text(&runs, rule)).filter(|_| !trend(&runs, rule).is_empty()),
+        _ => {
+            let table = trend(&runs, rule);
+            (!table.is_empty()).then(|| trend_text(&runs, &table, rule))
+        }
     }
 }
 
@@ -41,11 +44,6 @@ fn percent(c: &Change, metric: Metric) -> String {
         format!(" [{}, {}]", pct(a), pct(b))
     });
     format!("{value}{} {}", interval.unwrap_or_default(), metric.unit())
-}
-
-/// The verdict with its glyph: `▼ slower`.
-fn verdict(v: Verdict) -> String {
-    format!("{} {}", v.glyph(), v.as_str())
 }
 
 fn shown(metric: Metric, value: Option<f64>) -> String {
@@ -82,7 +80,7 @@ pub fn comparison_text(cmp: &Comparison) -> String {
             shown(metric, c.before),
             shown(metric, c.after),
             percent(c, metric),
-            verdict(c.verdict)
+            c.verdict.label()
         ));
     }
     for (names, run) in [(&cmp.only_before, &cmp.before), (&cmp.only_after, &cmp.after)] {
@@ -111,8 +109,8 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
     out.push_str("| case | before | after | change [95% interval] | verdict |\n|:---|---:|---:|---:|:---|\n");
     for c in &cmp.changes {
         let verdict = match c.verdict {
-            Verdict::Slower | Verdict::Failed => format!("**{}**", verdict(c.verdict)),
-            v => verdict(v),
+            Verdict::Slower | Verdict::Failed => format!("**{}**", c.verdict.label()),
+            v => v.label(),
         };
         let reason = c.reason.as_ref().map(|r| format!(" ({})", cell(r))).unwrap_or_default();
         out.push_str(&format!(
@@ -144,8 +142,7 @@ pub fn comparison_markdown(cmp: &Comparison) -> String {
 
 /// The trend: a row per case of the first run it appears in, a column per run, each cell the case's figure
 /// with the glyph of its verdict against the run before (▼ slower, ▲ faster, ≈ same, ? inconclusive).
-fn trend_text(runs: &[Run<'_>], rule: Rule) -> String {
-    let table = trend(runs, rule);
+fn trend_text(runs: &[Run<'_>], table: &[TrendRow], rule: Rule) -> String {
     let mut out = format!(
         "Trend of {} over {} runs (against the run before beyond ±{}%: ▼ slower, ▲ faster, ≈ same, ? inconclusive)\n",
         rule.metric.describe(),
@@ -223,8 +220,7 @@ pub(super) fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
 
 /// The trend as a line chart: one line per case, the runs in order along the x axis, each run a gate would
 /// flag named with how many cases it judges slower than the run before (`new: 2 slower`).
-pub(super) fn trend_chart(runs: &[Run<'_>], rule: Rule) -> String {
-    let rows = trend(runs, rule);
+pub(super) fn trend_chart(runs: &[Run<'_>], rows: Vec<TrendRow>, rule: Rule) -> String {
     let slower = |p: (f64, Option<Verdict>)| matches!(p.1, Some(Verdict::Slower | Verdict::Failed));
     let flagged = |i: usize| rows.iter().filter(|r| r.points.get(i).copied().flatten().is_some_and(slower)).count();
     let names: Vec<String> = (0..runs.len())

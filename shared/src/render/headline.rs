@@ -11,11 +11,6 @@ use crate::units::rate;
 /// What the headline's figures are, under its title.
 const ABOUT: &str = "time per request against a reference at the same load, 95% intervals";
 
-/// The verdict as the headline words it (`same` for a difference no interval can tell from zero).
-fn word(v: Verdict) -> &'static str {
-    v.as_str()
-}
-
 /// `+2.80 ms`, `−812 ns`: a signed duration, with the minus sign.
 fn signed(secs: f64) -> String {
     let sign = if secs < 0.0 { "−" } else { "+" };
@@ -34,7 +29,7 @@ fn times(r: f64) -> String {
 
 /// The cells of one line: glyph and word, case, difference with interval, ratio with interval.
 fn cells(l: &Line) -> Vec<String> {
-    let verdict = format!("{} {}", l.verdict.glyph(), word(l.verdict));
+    let verdict = l.verdict.label();
     if l.verdict == Verdict::Failed {
         return vec![verdict, l.case.clone(), "no ok request".to_string(), String::new()];
     }
@@ -141,7 +136,7 @@ pub fn html(h: &Headline) -> String {
             let c = cells(l);
             out.push_str(&format!(
                 "<li class=\"{}\" data-case=\"{}\"><span class=\"verdict\">{}</span> <span class=\"case\">{}</span> {} <span class=\"times\">{}</span></li>\n",
-                word(l.verdict),
+                l.verdict.as_str(),
                 escape_html(&l.case),
                 escape_html(&c[0]),
                 escape_html(&c[1]),

@@ -80,10 +80,11 @@ fn changes_section(sources: &[Source<'_>], options: &RenderOptions) -> Option<St
 /// With three runs or more, the trend chart: each case's figure per run, the runs in time order.
 fn trend_section(sources: &[Source<'_>], options: &RenderOptions) -> String {
     let runs = crate::change::runs(sources);
-    if runs.len() < 3 || super::gate::trend(&runs, options.change).is_empty() {
+    let rows = super::gate::trend(&runs, options.change);
+    if runs.len() < 3 || rows.is_empty() {
         return String::new();
     }
-    let chart = super::gate::trend_chart(&runs, options.change);
+    let chart = super::gate::trend_chart(&runs, rows, options.change);
     section("Trend", &format!("<figure class=\"trend\" data-testid=\"trend-chart\">{chart}</figure>\n"))
 }
 
