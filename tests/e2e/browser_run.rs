@@ -232,7 +232,7 @@ fn run_browser_over_tls_measures_h1_and_h2() {
 fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
     let r = BrowserRun::new(
         "run-browser-c8",
-        "-c 1,8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients raw --browser-clients fetch,js-fetch",
+        "-c 1,8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients raw --browser-clients fetch,js-fetch --wide",
     )
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);

@@ -155,14 +155,18 @@ fn the_placement_warning_names_what_differs_or_says_nothing() {
     export_run(&dead, &[&["run", server.url.as_str()][..], &SMALL_RAW, &["--pin", "same"]].concat());
     export_run(&other, &[&SMALL_RAW[..], &["--pin", "none"]].concat());
     let p = |f: &std::path::Path| f.to_str().unwrap().to_string();
-    let (code, out, err) = run(&["compare", &p(&live), &p(&dead)]);
+    let (code, out, err) = run(&["compare", &p(&live), &p(&dead), "--wide"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("[dead] placement: pin same") && out.contains("server not pinnable (external URL)"), "{out}");
     assert!(!out.contains("different CPU placements"), "{out}");
     let (code, out, err) = run(&["compare", &p(&live), &p(&other)]);
     assert_eq!(code, 0, "{err}");
+    // One short line on a terminal, the whole warning with --wide.
+    assert!(out.contains("warning: different CPU placements (pin: live same, other none"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "{out}");
+    let (_, wide, _) = run(&["compare", &p(&live), &p(&other), "--wide"]);
     assert!(
-        out.contains("warning: these reports ran under different CPU placements (pin: live same, other none"),
-        "{out}"
+        wide.contains("warning: these reports ran under different CPU placements (pin: live same, other none"),
+        "{wide}"
     );
 }

@@ -332,7 +332,7 @@ fn a_stopped_run_exports_a_partial_file_and_the_gate_says_so() {
     assert_eq!(file["partial"], true);
     let whole: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     assert!(whole.get("partial").is_none(), "a whole run's file has no partial field");
-    let (code, out, err) = run(&["compare", s(&base), s(&stopped), "--fail-if-slower", "50%"]);
+    let (code, out, err) = run(&["compare", s(&base), s(&stopped), "--fail-if-slower", "50%", "--wide"]);
     assert_eq!(code, 0, "{out}\n{err}");
     let said = "stopped is partial: it was stopped before its plan was done, and its cases hold what it measured";
     assert!(err.contains(&format!("httpbench: warning: {said}")), "{err}");

@@ -28,7 +28,7 @@ pub use escape::escape_controls;
 pub use gate::{comparison_markdown, comparison_text, comparisons, PARTIAL};
 pub use history::{changes_markdown, changes_text, heading as history_heading, history_text};
 pub use history_html::{history_html, history_sections, HISTORY_CSS};
-pub use notes::notes;
+pub use notes::{notes, Note};
 pub use table::{compact_header, compact_row, stats_header, stats_row};
 pub use text::{wrap, TEXT_COLUMNS};
 

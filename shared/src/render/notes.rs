@@ -1,6 +1,8 @@
 //! Notes and warnings under a report: a debug build, a partial run, the per-case warnings of [`super::warnings`] (one line
 //! per kind), clients that disagree on the body, placements, and how CPU time was measured. Each warning says
-//! why it matters and what to do.
+//! why it matters and what to do. Each also has a short form for a terminal (one line of at most
+//! [`TEXT_COLUMNS`](super::TEXT_COLUMNS)); notes that are details (phases, placement, TLS) have none and are
+//! counted there instead, whole with `--wide` and in every file.
 
 use std::collections::BTreeSet;
 
@@ -8,27 +10,71 @@ use super::warnings::case_warnings;
 use crate::model::{EnvironmentKind, HttpVersion};
 use crate::view::{Row, Source};
 
+/// One note or warning under a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Note {
+    /// The whole line: `warning: ...` or `note: ...`, with why it matters and what to do.
+    pub text: String,
+    /// Its line on a terminal, at most [`TEXT_COLUMNS`](super::TEXT_COLUMNS) columns; `None` for a detail
+    /// that a terminal leaves to `--wide`.
+    pub short: Option<String>,
+}
+
+impl Note {
+    /// A detail: whole in files and with `--wide`, counted on a terminal.
+    pub fn detail(text: String) -> Note {
+        Note { text, short: None }
+    }
+
+    /// A note whose terminal line is itself, cut to fit.
+    pub fn kept(text: String) -> Note {
+        Note { short: Some(fit(&text)), text }
+    }
+
+    /// Whether it is a warning rather than a note.
+    pub fn is_warning(&self) -> bool {
+        self.text.starts_with("warning:")
+    }
+}
+
+/// `line` cut to [`TEXT_COLUMNS`](super::TEXT_COLUMNS) characters, with `…` where it was cut.
+pub(super) fn fit(line: &str) -> String {
+    let max = super::TEXT_COLUMNS;
+    if line.chars().count() <= max {
+        return line.to_string();
+    }
+    let mut out: String = line.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
 /// The notes for `rows` (built from `sources`), one line each.
-pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
+pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<Note> {
     let mut out = Vec::new();
     for s in sources {
-        if s.report.tool.build_profile != "release" {
-            out.push(format!(
-                "warning: {} {} is a {} build: its figures are meaningless. Build with --release.",
-                s.report.tool.name, s.report.tool.version, s.report.tool.build_profile
-            ));
+        let (name, version, profile) = (&s.report.tool.name, &s.report.tool.version, &s.report.tool.build_profile);
+        if profile != "release" {
+            out.push(Note {
+                text: format!("warning: {name} {version} is a {profile} build: its figures are meaningless. Build with --release."),
+                short: Some(format!("warning: a {profile} build: its figures are meaningless; build with --release")),
+            });
         }
         if s.report.partial {
             let name = s.tag.map(|t| format!("[{t}]")).unwrap_or_else(|| "this run".to_string());
-            out.push(format!("warning: {name} {}.", super::PARTIAL));
+            out.push(Note {
+                text: format!("warning: {name} {}.", super::PARTIAL),
+                short: Some(fit(&format!("warning: {name} is partial: stopped before its plan was done"))),
+            });
         }
     }
     out.extend(case_warnings(rows));
-    out.extend(protocol_notes(sources, rows));
-    out.extend(phases_notes(rows));
-    out.extend(body_size_note(rows));
-    out.extend(browser_connection_note(rows));
-    out.extend(connections_note(rows));
+    let (kept, details) = protocol_notes(sources, rows);
+    out.extend(kept.into_iter().map(Note::kept));
+    out.extend(details.into_iter().map(Note::detail));
+    out.extend(phases_notes(rows).into_iter().map(Note::detail));
+    out.extend(body_size_note(rows).map(Note::kept));
+    out.extend(browser_connection_note(rows).map(Note::detail));
+    out.extend(connections_note(rows).map(Note::detail));
     out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {
@@ -37,7 +83,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
         if native.iter().any(|r| r.report.target.embedded_server) {
             s.push_str(" The embedded server runs in a process of its own and is not billed to the client.");
         }
-        out.push(s);
+        out.push(Note::detail(s));
     }
     out
 }
@@ -74,9 +120,9 @@ pub(super) fn placement(e: &crate::model::Environment, p: &crate::model::Placeme
     line
 }
 
-/// The protocol side of a run: cases left out (a client without HTTP/2), why failures failed (the first
-/// reason of each kind), and TLS as the embedded server negotiated it.
-fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
+/// The protocol side of a run: cases left out (a client without HTTP/2) and why failures failed (the first
+/// reason of each kind), both kept on a terminal; and TLS as the embedded server negotiated it, a detail.
+fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     for s in sources {
         if !s.report.settings.skipped.is_empty() {
@@ -106,10 +152,10 @@ fn protocol_notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<String> {
             None => suites.push((suite, vec![count])),
         }
     }
-    for (suite, cases) in suites {
-        out.push(format!("note: TLS {suite}; handshakes full/resumed, counted by the server: {}.", cases.join(", ")));
-    }
-    out
+    let tls = suites.into_iter().map(|(suite, cases)| {
+        format!("note: TLS {suite}; handshakes full/resumed, counted by the server: {}.", cases.join(", "))
+    });
+    (out, tls.collect())
 }
 
 /// Connection phases, where a client reported them (libcurl, raw, the browser's Resource Timing): how much of
@@ -186,14 +232,14 @@ fn body_size_note(rows: &[Row<'_>]) -> Option<String> {
 
 /// Where each native run ran, and a warning when reports shown together ran under different placements:
 /// on loopback, placement alone can change a single client's rate several-fold.
-fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
+fn placement_notes(sources: &[Source<'_>]) -> Vec<Note> {
     let mut out = Vec::new();
     let placed: Vec<(&Source<'_>, &crate::model::Placement)> =
         sources.iter().filter_map(|s| s.report.environment.placement.as_ref().map(|p| (s, p))).collect();
     for (s, p) in &placed {
         let tag = s.tag.map(|t| format!("[{t}] ")).unwrap_or_default();
         let browser = if s.report.environment.kind == EnvironmentKind::Browser { "browser " } else { "" };
-        out.push(format!("note: {tag}{browser}placement: {}.", placement(&s.report.environment, p)));
+        out.push(Note::detail(format!("note: {tag}{browser}placement: {}.", placement(&s.report.environment, p))));
     }
     // A browser is placed as it runs for a user, not as a single-threaded client is: native and browser
     // placements differ by design, so only reports of one environment are held to the same placement.
@@ -206,11 +252,17 @@ fn placement_notes(sources: &[Source<'_>]) -> Vec<String> {
             .collect();
         let differs = placement_differences(&group);
         if !differs.is_empty() {
-            out.push(format!(
-                "warning: these reports ran under different CPU placements ({}): placement alone can change \
-                 loopback rates several-fold, so compare runs placed alike (the same --pin, on the same CPUs).",
-                differs.join("; ")
-            ));
+            out.push(Note {
+                text: format!(
+                    "warning: these reports ran under different CPU placements ({}): placement alone can change \
+                     loopback rates several-fold, so compare runs placed alike (the same --pin, on the same CPUs).",
+                    differs.join("; ")
+                ),
+                short: Some(fit(&format!(
+                    "warning: different CPU placements ({}): compare runs placed alike",
+                    differs.join("; ")
+                ))),
+            });
         }
     }
     out

@@ -10,7 +10,7 @@
 //! `report`) are what the end-to-end tests and headless drivers read, in the report and the page alike.
 
 use super::charts::{escape, histogram, percentile_chart, percentile_plot, rate_bars, rate_chart, Curve};
-use super::notes::{notes, placement};
+use super::notes::{notes, placement, Note};
 use super::scans::scan_figures;
 use super::table::stats_tables;
 use super::text::header;
@@ -41,16 +41,22 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
         out.push_str(&section("Statistics", &tables(&rows)));
         out.push_str(&section("Latency", &format!("{}{}", latency_plot(&rows), latency(&rows))));
     }
+    out.push_str(&notes_section(sources, &rows));
     // The box holds the whole text report, as a file does: every column, Perl's lines.
     let text = super::text(sources, &RenderOptions { wide: true, ..options.clone() });
     let pre = format!("<pre class=\"report\" data-testid=\"report\" tabindex=\"0\">{}</pre>\n", escape(&text));
     // Details, folded: the answer is above.
-    out.push_str(&format!(
-        "<section>\n<details class=\"report\"><summary><h2>Text report</h2></summary>\n{pre}</details>\n</section>\n"
-    ));
-    out.push_str(&notes_section(sources, &rows));
-    out.push_str(&environment(sources));
+    out.push_str(&folded("Text report", &pre));
+    out.push_str(&folded("Environment", &environment(sources)));
     out
+}
+
+/// A section folded under its heading: details a reader opens when needed.
+fn folded(heading: &str, body: &str) -> String {
+    format!(
+        "<section>\n<details class=\"report\"><summary><h2>{}</h2></summary>\n{body}</details>\n</section>\n",
+        escape(heading)
+    )
 }
 
 /// A section: its heading, then `body`.
@@ -187,19 +193,33 @@ fn latency(rows: &[Row<'_>]) -> String {
     )
 }
 
-/// The notes and warnings of the text report, one item each.
+/// The warnings of the report, one item each, then its notes folded (details a reader opens when needed).
 fn notes_section(sources: &[Source<'_>], rows: &[Row<'_>]) -> String {
     let notes = notes(sources, rows);
     if notes.is_empty() {
         return String::new();
     }
-    let mut list = "<ul class=\"notes\">\n".to_string();
-    for n in &notes {
-        let class = if n.starts_with("warning:") { " class=\"warning\"" } else { "" };
-        list.push_str(&format!("<li{class}>{}</li>\n", escape(n)));
+    let list = |items: &[&Note], class: &str| {
+        let mut out = "<ul class=\"notes\">\n".to_string();
+        for n in items {
+            out.push_str(&format!("<li{class}>{}</li>\n", escape(&n.text)));
+        }
+        out + "</ul>\n"
+    };
+    let (warnings, others): (Vec<&Note>, Vec<&Note>) = notes.iter().partition(|n| n.is_warning());
+    let mut body = String::new();
+    if !warnings.is_empty() {
+        body.push_str(&list(&warnings, " class=\"warning\""));
     }
-    list.push_str("</ul>\n");
-    section("Notes", &list)
+    if !others.is_empty() {
+        let s = if others.len() == 1 { "" } else { "s" };
+        body.push_str(&format!(
+            "<details class=\"notes\"><summary>{} note{s} on how it was measured</summary>\n{}</details>\n",
+            others.len(),
+            list(&others, "")
+        ));
+    }
+    section(if warnings.is_empty() { "Notes" } else { "Warnings and notes" }, &body)
 }
 
 /// Where each report ran: program, machine or browser, timer, placement and client versions.
@@ -231,5 +251,5 @@ fn environment(sources: &[Source<'_>]) -> String {
         }
         out.push_str("</dl>\n");
     }
-    section("Environment", &out)
+    out
 }

@@ -3,7 +3,7 @@
 //! compact table, long lines wrapped); wide (`--wide`, and every file) it holds every column and Perl's
 //! `timethese` lines and `cmpthese` chart, which `--perl` also shows, rated by CPU as Perl's Benchmark rates.
 
-use super::notes::notes;
+use super::notes::{notes, Note};
 use super::table::{columns, stats_tables};
 use super::RenderOptions;
 use crate::model::Report;
@@ -41,14 +41,40 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
     out.push_str(&tables(&rows, options.wide));
     if let Some(lines) = changes {
         out.push('\n');
-        out.push_str(&lines);
+        // The change lines of two runs wrap like prose; a trend is a table, whose rows stay whole.
+        let wrapped = if lines.starts_with("Change from") { wrap(&lines, options.wide) } else { lines };
+        out.push_str(&wrapped);
     }
-    let notes = notes(sources, &rows);
-    if !notes.is_empty() {
-        out.push('\n');
+    out.push_str(&notes_block(&notes(sources, &rows), options.wide));
+    out
+}
+
+/// The notes: every one whole when `wide`; else one short line each for warnings and notes that matter,
+/// and the details (phases, placement, TLS) counted in one line.
+fn notes_block(notes: &[Note], wide: bool) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut out = "\n".to_string();
+    if wide {
         for n in notes {
-            out.push_str(&wrap(&format!("{n}\n"), options.wide));
+            out.push_str(&format!("{}\n", n.text));
         }
+        return out;
+    }
+    // Two debug builds compared say so once: a short line drops the names that set them apart.
+    let mut said: Vec<&str> = Vec::new();
+    for short in notes.iter().filter_map(|n| n.short.as_deref()) {
+        if !said.contains(&short) {
+            said.push(short);
+            out.push_str(&format!("{short}\n"));
+        }
+    }
+    let details = notes.iter().filter(|n| n.short.is_none()).count();
+    if details > 0 {
+        let (s, them) = if details == 1 { ("", "it") } else { ("s", "them") };
+        let whole = if notes.iter().any(Note::is_warning) { ", and each warning whole" } else { "" };
+        out.push_str(&format!("({details} more note{s}: --wide shows {them}{whole})\n"));
     }
     out
 }

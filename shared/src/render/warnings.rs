@@ -4,6 +4,7 @@
 //! of many cases still reads in a few lines. The thresholds live here once; the page's environment panel uses
 //! [`timer_too_coarse`] too.
 
+use super::notes::{fit, Note};
 use crate::model::Case;
 use crate::units::duration_ns;
 use crate::view::Row;
@@ -60,61 +61,104 @@ pub fn outliers_matter(case: &Case) -> bool {
 }
 
 /// The per-case warnings for `rows`: at most one line per kind.
-pub(super) fn case_warnings(rows: &[Row<'_>]) -> Vec<String> {
+pub(super) fn case_warnings(rows: &[Row<'_>]) -> Vec<Note> {
     let each = |item: fn(&Row<'_>) -> Option<String>| rows.iter().filter_map(item).collect::<Vec<_>>();
+    let outliers_kind = format!(
+        "latency outliers (above {:.0}% of requests, or moving the mean by more than {:.0}%)",
+        OUTLIER_SHARE * 100.0,
+        OUTLIER_MEAN_SHIFT * 100.0
+    );
     [
         stopped(rows),
-        grouped(
-            "failed requests",
-            each(failures),
-            "Failed requests are left out of rates and latencies; check the URL and the server.",
-        ),
-        grouped(
-            &format!("noisy rounds (CV above {:.0}%)", NOISY_CV * 100.0),
-            each(noisy_rounds),
-            "the machine is noisy. Re-run on a quieter machine, or raise -n or --rounds.",
-        ),
-        grouped(
-            &format!(
-                "latency outliers (above {:.0}% of requests, or moving the mean by more than {:.0}%)",
-                OUTLIER_SHARE * 100.0,
-                OUTLIER_MEAN_SHIFT * 100.0
-            ),
-            each(outliers),
-            "other work on the machine or a stalling server interfered (outliers: modified z-score above 3.5). \
-             Mean and σ include them; the percentiles show their effect.",
-        ),
-        grouped(
-            &format!("coarse timer (step above {:.0}% of the median latency)", COARSE_TIMER_FRACTION * 100.0),
-            each(coarse_timer),
-            "per-request latencies are quantized; rates, timed over whole rounds, are not affected.",
-        ),
+        Kind {
+            name: "failed requests",
+            short: "failed requests",
+            advice: "Failed requests are left out of rates and latencies; check the URL and the server.",
+            short_advice: "check the URL and the server",
+        }
+        .line(each(failures)),
+        Kind {
+            name: &format!("noisy rounds (CV above {:.0}%)", NOISY_CV * 100.0),
+            short: &format!("noisy rounds (CV > {:.0}%)", NOISY_CV * 100.0),
+            advice: "the machine is noisy. Re-run on a quieter machine, or raise -n or --rounds.",
+            short_advice: "re-run quieter or raise --rounds",
+        }
+        .line(each(noisy_rounds)),
+        Kind {
+            name: &outliers_kind,
+            short: "latency outliers",
+            advice: "other work on the machine or a stalling server interfered (outliers: modified z-score above \
+                     3.5). Mean and σ include them; the percentiles show their effect.",
+            short_advice: "other work interfered, see p99",
+        }
+        .line(each(outliers)),
+        Kind {
+            name: &format!("coarse timer (step above {:.0}% of the median latency)", COARSE_TIMER_FRACTION * 100.0),
+            short: "coarse timer",
+            advice: "per-request latencies are quantized; rates, timed over whole rounds, are not affected.",
+            short_advice: "rates unaffected",
+        }
+        .line(each(coarse_timer)),
     ]
     .into_iter()
     .flatten()
     .collect()
 }
 
-/// `warning: {kind}: {item}, {item}: {advice}`, or nothing when no case is listed.
-fn grouped(kind: &str, items: Vec<String>, advice: &str) -> Option<String> {
-    (!items.is_empty()).then(|| format!("warning: {kind}: {}: {advice}", items.join(", ")))
+/// A kind of per-case warning, in the words of a file and of a terminal.
+struct Kind<'a> {
+    /// What went wrong, with the threshold.
+    name: &'a str,
+    /// What went wrong, in a few words.
+    short: &'a str,
+    /// Why it matters and what to do.
+    advice: &'a str,
+    /// What to do, in a few words.
+    short_advice: &'a str,
+}
+
+impl Kind<'_> {
+    /// `warning: {name}: {item}, {item}: {advice}`, or nothing when no case is listed. On a terminal every
+    /// item with the advice if that fits, else every item alone, else as many items as fit with the advice and
+    /// how many more.
+    fn line(&self, items: Vec<String>) -> Option<Note> {
+        if items.is_empty() {
+            return None;
+        }
+        let text = format!("warning: {}: {}: {}", self.name, items.join(", "), self.advice);
+        let line = |shown: usize, advice: bool| {
+            let more = items.len() - shown;
+            let more = if more > 0 { format!(" +{more} more") } else { String::new() };
+            let advice = if advice { format!("; {}", self.short_advice) } else { String::new() };
+            format!("warning: {}: {}{more}{advice}", self.short, items[..shown].join(", "))
+        };
+        let all = [line(items.len(), true), line(items.len(), false)];
+        let fewer = (1..items.len()).rev().map(|shown| line(shown, true));
+        let short = all
+            .into_iter()
+            .chain(fewer)
+            .find(|line| line.chars().count() <= super::TEXT_COLUMNS)
+            .unwrap_or_else(|| fit(&line(1, false)));
+        Some(Note { text, short: Some(short) })
+    }
 }
 
 /// `warning: cases stopped early: mine/fresh after 37 requests (mine: printed 'x'); ...: ...`, or nothing.
 /// Reasons are sentences with commas of their own, so the cases are set apart by semicolons.
-fn stopped(rows: &[Row<'_>]) -> Option<String> {
+fn stopped(rows: &[Row<'_>]) -> Option<Note> {
     let items: Vec<String> = rows
         .iter()
         .filter_map(|r| {
             Some(format!("{} after {} requests ({})", r.label, r.case.iterations, r.case.aborted.as_ref()?))
         })
         .collect();
-    (!items.is_empty()).then(|| {
-        format!(
+    (!items.is_empty()).then(|| Note {
+        text: format!(
             "warning: cases stopped early: {}: their figures are what they measured until then; the other cases \
              ran to their end.",
             items.join("; ")
-        )
+        ),
+        short: Some(fit(&format!("warning: cases stopped early: {}", items.join("; ")))),
     })
 }
 

@@ -77,7 +77,7 @@ fn report(case: Case, timer_ns: f64, profile: &str) -> Report {
 
 fn warnings(r: &Report) -> String {
     let sources = [Source::new(r)];
-    notes(&sources, &rows(&sources)).join("\n")
+    notes(&sources, &rows(&sources)).iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join("\n")
 }
 
 const QUIET: (f64, u64, f64) = (0.05, 0, 1_000_000.0);
@@ -120,6 +120,27 @@ fn two_noisy_cases_share_one_line_naming_both() {
     let w = warnings(&r);
     assert_eq!(w.lines().count(), 1, "{w}");
     assert!(w.starts_with("warning: noisy rounds (CV above 10%): curl 16.5%, raw 23.1%: the machine is noisy."), "{w}");
+}
+
+#[test]
+fn a_terminal_gets_one_short_line_per_kind_with_as_many_cases_as_fit() {
+    let names = ["curl", "curl-multi", "ureq", "reqwest", "raw", "perl-lwp", "perl-curl", "python-requests"];
+    let mut r = report(named(names[0], case(0.165, 100, 1e6)), 5_000.0, "release");
+    r.cases.extend(names[1..].iter().map(|n| named(n, case(0.2, 100, 1e6))));
+    let sources = [Source::new(&r)];
+    let all = notes(&sources, &rows(&sources));
+    let shorts: Vec<&str> = all.iter().filter_map(|n| n.short.as_deref()).collect();
+    assert_eq!(shorts.len(), 2, "noisy rounds and outliers, one line each: {shorts:?}");
+    for line in &shorts {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    let noisy = shorts[0];
+    assert!(noisy.starts_with("warning: noisy rounds (CV > 10%): curl 16.5%"), "{noisy}");
+    let shown = noisy.matches('%').count() - 1;
+    assert!(noisy.contains(&format!(" +{} more; ", names.len() - shown)), "{noisy}");
+    assert!(noisy.ends_with("; re-run quieter or raise --rounds"), "{noisy}");
+    // The whole line still names every case.
+    assert!(all[0].text.contains("python-requests 20.0%"), "{}", all[0].text);
 }
 
 #[test]
@@ -251,13 +272,13 @@ fn placements_are_compared_within_an_environment_only() {
     let native = placed(EnvironmentKind::Native, Pin::Split, vec![0]);
     let browser = placed(EnvironmentKind::Browser, Pin::None, vec![0, 1]);
     let sources = [Source::new(&native), Source::new(&browser)];
-    let text = notes(&sources, &rows(&sources)).join("\n");
+    let text = notes(&sources, &rows(&sources)).iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join("\n");
     assert!(text.contains("note: browser placement: --browser-pin none (chromium CPUs 0,1, server CPUs 1)"), "{text}");
     assert!(text.contains("note: placement: pin split (client CPUs 0, server CPUs 1)"), "{text}");
     assert!(!text.contains("different CPU placements"), "{text}");
     let other = placed(EnvironmentKind::Browser, Pin::Split, vec![0]);
     let sources = [Source::new(&native), Source::new(&browser), Source::new(&other)];
-    let text = notes(&sources, &rows(&sources)).join("\n");
+    let text = notes(&sources, &rows(&sources)).iter().map(|n| n.text.as_str()).collect::<Vec<_>>().join("\n");
     assert!(text.contains("different CPU placements (pin: #2 none, #3 split; client CPUs: #2 0,1, #3 0)"), "{text}");
 }
 
