@@ -27,6 +27,17 @@ fn scale(ns: f64, pick: f64) -> (String, &'static str) {
     (format!("{:.*}", decimals, ns / div), unit)
 }
 
+/// A wait a person reads, in whole units: `45 s`, `3 min 20 s`, `2 h 5 min` (under a second: `1 s`).
+pub fn wait(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64().round().max(1.0) as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 if s.is_multiple_of(60) => format!("{} min", s / 60),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
 /// A rate with thousands kept readable: `12345/s` → `12345`, small rates with decimals.
 pub fn rate(r: f64) -> String {
     if r >= 100.0 {
@@ -58,6 +69,16 @@ mod tests {
         assert_eq!(duration_ns(2_000_000_000.0), "2.000 s");
         assert_eq!(mean_sigma_ns(183_249.0, 20_110.0), "183.2 ± 20.1 µs");
         assert_eq!(mean_sigma_ns(950.0, 12.0), "950 ± 12 ns");
+    }
+
+    #[test]
+    fn waits_read_in_whole_units() {
+        let s = std::time::Duration::from_secs_f64;
+        assert_eq!(wait(s(0.2)), "1 s");
+        assert_eq!(wait(s(44.6)), "45 s");
+        assert_eq!(wait(s(120.0)), "2 min");
+        assert_eq!(wait(s(200.0)), "3 min 20 s");
+        assert_eq!(wait(s(7500.0)), "2 h 5 min");
     }
 
     #[test]

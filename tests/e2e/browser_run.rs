@@ -271,7 +271,8 @@ fn run_browser_with_requests_in_flight_runs_every_level_in_both_halves() {
 fn run_browser_shows_six_connections_over_http1_and_one_over_http2() {
     let r = BrowserRun::new(
         "run-browser-conns",
-        "--tls --http both -c 8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients curl-multi --browser-clients fetch",
+        "--tls --http both -c 8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients curl-multi --browser-clients fetch \
+         --wide",
     )
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
@@ -329,7 +330,8 @@ fn run_browser_scans_body_sizes_with_a_server_delay() {
     .run();
     let (code, out, err) = (r.code, &r.out, &r.err);
     assert_eq!(code, 0, "{err}\n{out}");
-    assert!(out.contains("chromium/fetch/0: ") && out.contains("chromium/js-fetch/64k: "), "{out}");
+    let row = |label: &str| out.lines().any(|l| l.starts_with(&format!("{label} ")));
+    assert!(row("chromium/fetch/0") && row("chromium/js-fetch/64k"), "{out}");
     let browser = r.browser_cases();
     assert_eq!(browser.len(), 4, "two clients, two sizes: {browser:#?}");
     assert_eq!(r.reports[1]["target"], r.reports[0]["target"], "the target as the run names it, not a loaded one");

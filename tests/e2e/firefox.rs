@@ -91,7 +91,7 @@ fn chromium_and_firefox_over_tls_h1_and_h2_at_two_levels_in_one_report() {
 #[ignore = "needs the built page (dist/), Chromium, Firefox ESR and WebKitGTK: scripts/test.sh runs it"]
 fn every_engine_keeps_six_connections_per_host_over_http1_and_one_over_http2() {
     let args = "--tls --http both -c 8 -n 96 --warmup 16 --rounds 2 --mode reuse --clients curl-multi";
-    let r = BrowserRun::new("run-two-engines-conns", args).args("--browser-clients fetch").engines("all").run();
+    let r = BrowserRun::new("run-two-engines-conns", args).args("--browser-clients fetch --wide").engines("all").run();
     assert_eq!(r.code, 0, "{NEEDS_FIREFOX}\n{}\n{}", r.err, r.out);
     assert_eq!(r.reports.len(), 1 + Engine::STARTED.len(), "native and every engine");
     for engine in Engine::STARTED.map(Engine::as_str) {

@@ -42,6 +42,10 @@ pub struct Progress {
     pub rounds_done: u64,
     /// Rounds of the whole run, over every case.
     pub rounds_total: u64,
+    /// Wall time since the run began, in milliseconds.
+    pub elapsed_ms: u64,
+    /// Each case's rate in its last measured round (label, requests per second), in the order they ran.
+    pub rates: Vec<(String, u64)>,
 }
 
 impl Progress {
@@ -52,6 +56,13 @@ impl Progress {
             Some(total) => (self.requests, total),
             None => (self.rounds_done, self.rounds_total),
         }
+    }
+
+    /// The run's time left at the pace so far (what the bar shows, done over elapsed), once something is done.
+    pub fn left(&self) -> Option<Duration> {
+        let (done, total) = self.bar();
+        (done > 0 && self.elapsed_ms > 0)
+            .then(|| Duration::from_millis(self.elapsed_ms.saturating_mul(total.saturating_sub(done)) / done))
     }
 }
 
@@ -138,7 +149,8 @@ pub async fn run(settings: &RunSettings, cancel: &Cancel, progress: &dyn Fn(Prog
     let cases: Vec<CaseRun> = (session.cases().into_iter().enumerate())
         .map(|(i, key)| CaseRun::new(key, i, session.label(i), &settings.targets.of_case(key), run, settings.timeout))
         .collect();
-    let mut runner = Runner { meter: Meter::new(&session, progress), session, clock: SystemClock::new(), cancel };
+    let clock = SystemClock::new();
+    let mut runner = Runner { meter: Meter::new(&session, progress, clock.now()), session, clock, cancel };
     loop {
         if cancel.is_cancelled() {
             runner.session.stop();
@@ -240,14 +252,33 @@ fn header(settings: &RunSettings, environment: Environment, embedded: bool) -> H
 struct Meter<'a> {
     progress: Progress,
     report: &'a dyn Fn(Progress),
+    /// When the run began, on the page's clock.
+    started: Duration,
 }
 
 impl<'a> Meter<'a> {
-    fn new(session: &Session, report: &'a dyn Fn(Progress)) -> Self {
+    fn new(session: &Session, report: &'a dyn Fn(Progress), started: Duration) -> Self {
         let total_requests = session.measured_requests().map(|n| n.saturating_add(session.warmup_requests()));
         let rounds_total = session.cases().len() as u64 * u64::from(session.plan().rounds);
-        let progress = Progress { stage: String::new(), requests: 0, total_requests, rounds_done: 0, rounds_total };
-        Meter { progress, report }
+        let progress = Progress {
+            stage: String::new(),
+            requests: 0,
+            total_requests,
+            rounds_done: 0,
+            rounds_total,
+            elapsed_ms: 0,
+            rates: Vec::new(),
+        };
+        Meter { progress, report, started }
+    }
+
+    /// Case `label` made `requests` in its last round, in `wall`.
+    fn case_rate(&mut self, label: &str, requests: u64, wall: Duration) {
+        let rate = (requests as f64 / wall.as_secs_f64().max(1e-9)).round() as u64;
+        match self.progress.rates.iter_mut().find(|(l, _)| l == label) {
+            Some((_, r)) => *r = rate,
+            None => self.progress.rates.push((label.to_string(), rate)),
+        }
     }
 
     /// A new stage begins: report it.
@@ -267,7 +298,8 @@ impl<'a> Meter<'a> {
         self.send();
     }
 
-    fn send(&self) {
+    fn send(&mut self) {
+        self.progress.elapsed_ms = (SystemClock::new().now().saturating_sub(self.started)).as_millis() as u64;
         (self.report)(self.progress.clone());
     }
 }
@@ -286,6 +318,7 @@ impl Runner<'_> {
     /// part. The warm-up records nothing.
     async fn round(&mut self, case: &CaseRun, index: usize, budget: RoundBudget, measured: bool) {
         crate::timing::prepare(budget);
+        let before = self.meter.progress.requests;
         let start = self.clock.now();
         match &case.driver {
             Some(driver) if driver.client() == Client::JsFetch => {
@@ -295,7 +328,9 @@ impl Runner<'_> {
             None => {}
         }
         if measured {
-            self.session.end_round(index, self.clock.now() - start, None);
+            let wall = self.clock.now() - start;
+            self.session.end_round(index, wall, None);
+            self.meter.case_rate(&case.label, self.meter.progress.requests - before, wall);
         }
         // No count of connections here: Resource Timing shows a connection being opened, but every case
         // shares the browser's pool, so a case reuses what the one before it left. The server counts them by

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use httpbench_shared::model::Engine;
 use httpbench_shared::protocol::{browser_clients, check_page_id, PageQuery};
-use httpbench_shared::session::{Field, FrontEnd, Limits, Matrix, Plan, RawPlan, Side, Spelling, Targets};
+use httpbench_shared::session::{Field, FrontEnd, InputError, Limits, Matrix, Plan, RawPlan, Side, Spelling, Targets};
 use httpbench_shared::EnvironmentKind;
 
 /// Largest count and warm-up the page accepts: a typo must not start a day-long run.
@@ -83,18 +83,36 @@ impl RawSettings {
             Some(id) => Some(check_page_id(id).map(|()| id.clone())?),
             None => None,
         };
-        let front = FrontEnd { spelling: Spelling::Page, own_server: None, takes_turns: page.is_some() };
-        let clients = available_clients();
-        let mut side =
-            Side::listed(EnvironmentKind::Browser, &self.plan.clients, &clients, Field::Clients, Spelling::Page)
-                .map_err(|e| e.0)?;
-        side.engine = engine;
-        let input = self.plan.parse(&front, &[side]).map_err(|e| e.0)?;
-        // A front end without a server of its own is always given its targets.
-        let targets = input.targets.ok_or("target: give an http:// or https:// URL")?;
-        let matrix = input.matrices.into_iter().next().ok_or("clients: give at least one")?;
-        Ok(RunSettings { targets, plan: input.plan, matrix, timeout: input.timeout, page })
+        let (targets, plan, matrix, timeout) = parse(&self.plan, page.is_some(), engine).map_err(|e| e.message)?;
+        Ok(RunSettings { targets, plan, matrix, timeout, page })
     }
+
+    /// Every field the form must mend, each with its error (shared's [`RawPlan::errors`]): the values of a
+    /// form are all checked at once, a wrong one replaced by its default (at `origin`) to check the others.
+    pub fn errors(&self, origin: &str, engine: Option<Engine>) -> Vec<InputError> {
+        let defaults = RawSettings::defaults(origin).plan;
+        self.plan.errors(&defaults, |plan| parse(plan, self.page.is_some(), engine))
+    }
+}
+
+/// `plan` parsed by shared's rules for this build's browser clients: the targets, the plan, the one matrix,
+/// the timeout. `takes_turns`: a page in a run of `httpbench run --browser`.
+fn parse(
+    plan: &RawPlan,
+    takes_turns: bool,
+    engine: Option<Engine>,
+) -> Result<(Targets, Plan, Matrix, Duration), InputError> {
+    let front = FrontEnd { spelling: Spelling::Page, own_server: None, takes_turns };
+    let clients = available_clients();
+    let mut side = Side::listed(EnvironmentKind::Browser, &plan.clients, &clients, Field::Clients, Spelling::Page)?;
+    side.engine = engine;
+    let input = plan.parse(&front, &[side])?;
+    // A front end without a server of its own is always given its targets, and one side has one matrix.
+    let missing = |field: Field, message: &str| InputError { message: message.into(), field: Some(field) };
+    let targets = input.targets.ok_or_else(|| missing(Field::Target, "target: give an http:// or https:// URL"))?;
+    let matrix =
+        input.matrices.into_iter().next().ok_or_else(|| missing(Field::Clients, "clients: give at least one"))?;
+    Ok((targets, input.plan, matrix, input.timeout))
 }
 
 /// What to tell a user whose every request failed before a response (`unreached`) from a page on

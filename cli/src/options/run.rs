@@ -71,7 +71,7 @@ fn browser_sides(a: &RunArgs) -> Result<Vec<Side>, Usage> {
     let defaults: Vec<&'static str> = browser_clients().filter(|c| c.default).map(|c| c.name).collect();
     let list = a.browser_clients.clone().unwrap_or_else(|| defaults.join(","));
     let side = Side::listed(EnvironmentKind::Browser, &list, &known, Field::BrowserClients, Spelling::Cli)
-        .map_err(|e| Usage(e.0))?;
+        .map_err(|e| Usage(e.message))?;
     Ok(engines.0.iter().map(|&engine| Side { engine: Some(engine), ..side.clone() }).collect())
 }
 
@@ -140,7 +140,7 @@ impl RunOptions {
         let sides: Vec<Side> = std::iter::once(native).chain(browser_sides(a)?).collect();
         let reference = a.reference.as_deref().map(|r| check_reference(r, &sides)).transpose()?;
         let front = FrontEnd { spelling: Spelling::Cli, own_server: Some(a.tls), takes_turns: a.browser.is_some() };
-        let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.0))?;
+        let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.message))?;
         let mut matrices = input.matrices.into_iter();
         let matrix = matrices.next().unwrap_or_else(|| Matrix::new(EnvironmentKind::Native, Vec::new(), Vec::new()));
         let exports =

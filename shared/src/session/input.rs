@@ -195,18 +195,51 @@ pub struct Input {
 
 /// A raw plan that cannot run: one line naming the field as the front end spells it, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError(pub String);
+pub struct InputError {
+    /// The line: the field as the front end spells it, the bad value, what to do.
+    pub message: String,
+    /// The value to mend, where one is (a form marks it); `None` for a plan wrong as a whole (too many cases).
+    pub field: Option<Field>,
+}
 
 impl InputError {
     /// `field: problem`.
     fn of(field: Field, spelling: Spelling, problem: impl fmt::Display) -> Self {
-        InputError(format!("{}: {problem}", field.name(spelling)))
+        InputError::at(field, format!("{}: {problem}", field.name(spelling)))
+    }
+
+    /// `message`, about `field`.
+    fn at(field: Field, message: String) -> Self {
+        InputError { message, field: Some(field) }
     }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
+    }
+}
+
+impl RawPlan {
+    /// Every error of this plan that `check` finds, one per field, so that a form can mark them all at once:
+    /// each field found wrong is set to its value in `defaults` and the plan checked again, until it passes or
+    /// an error names no field (or a field already named: a rule between fields). At most one per field.
+    pub fn errors<T>(&self, defaults: &RawPlan, check: impl Fn(&RawPlan) -> Result<T, InputError>) -> Vec<InputError> {
+        let mut plan = self.clone();
+        let mut found: Vec<InputError> = Vec::new();
+        while let Err(e) = check(&plan) {
+            let field = e.field.filter(|f| !found.iter().any(|seen| seen.field == Some(*f)));
+            found.push(e);
+            let Some(field) = field else { break };
+            let default = defaults.values().into_iter().find(|(f, _)| *f == field).map(|(_, v)| v.clone());
+            let slot = plan.values_mut().into_iter().find(|(f, _)| *f == field).map(|(_, v)| v);
+            match (default, slot) {
+                (Some(d), Some(slot)) if *slot != d => *slot = d,
+                // The default itself is refused (or the field has no slot): nothing more to learn.
+                _ => break,
+            }
+        }
+        found
     }
 }
 

@@ -73,6 +73,16 @@ impl Plan {
         }
     }
 
+    /// About how long `cases` cases take when a request takes `per_request` (one in flight): every case's
+    /// warm-up and its count, or its duration; what a form says before Run.
+    pub fn estimate(&self, cases: usize, per_request: Duration) -> Duration {
+        let per_case = match self.budget {
+            Budget::Count(n) => per_request.saturating_mul(u32::try_from(n + self.warmup).unwrap_or(u32::MAX)),
+            Budget::Duration(d) => d + per_request.saturating_mul(u32::try_from(self.warmup).unwrap_or(u32::MAX)),
+        };
+        per_case.saturating_mul(u32::try_from(cases).unwrap_or(u32::MAX))
+    }
+
     /// The (case index, round) pairs in the order they run.
     pub(super) fn order(&self, cases: usize) -> Vec<(usize, u32)> {
         let rounds = self.rounds.max(1);
@@ -160,6 +170,14 @@ pub enum PlanError {
 }
 
 impl PlanError {
+    /// The value to mend: the one out of range, or the count when it is fewer than the rounds.
+    pub fn field(&self) -> Field {
+        match *self {
+            PlanError::OutOfRange { field, .. } => field,
+            PlanError::FewerThanRounds { .. } => Field::Count,
+        }
+    }
+
     /// The one-line message, naming the values as `spelling` does.
     pub fn message(&self, spelling: Spelling) -> String {
         match *self {
@@ -192,6 +210,16 @@ mod tests {
     use super::*;
 
     const BOTH: [EnvironmentKind; 2] = [EnvironmentKind::Native, EnvironmentKind::Browser];
+
+    #[test]
+    fn an_estimate_counts_every_case_s_warmup_and_budget() {
+        let ms = Duration::from_millis;
+        let count = Plan { budget: Budget::Count(500), warmup: 20, rounds: 5, interleave: true };
+        assert_eq!(count.estimate(8, ms(1)), ms(8 * 520));
+        let timed = Plan { budget: Budget::Duration(Duration::from_secs(3)), ..count };
+        assert_eq!(timed.estimate(2, ms(1)), ms(2 * (3000 + 20)));
+        assert_eq!(count.estimate(0, ms(1)), Duration::ZERO);
+    }
 
     #[test]
     fn a_plan_is_checked_against_every_environment_it_runs_in() {

@@ -82,13 +82,16 @@ impl RawPlan {
             Some(_) => " or add --tls for the embedded server",
             None => "",
         };
-        InputError(format!(
+        InputError::at(
+            Field::Http,
+            format!(
             "{} {}: HTTP/2 and HTTP/3 are measured over TLS only (HTTP/2 negotiated by ALPN, HTTP/3 has TLS inside \
              QUIC): give an https {}{own}",
             name(Field::Http),
             self.http.trim(),
             name(Field::Target)
-        ))
+        ),
+        )
     }
 
     /// Body sizes and delays ask the front end's own server: a front end that has one refuses them with another
@@ -99,14 +102,17 @@ impl RawPlan {
         };
         let asked = [(Field::BodySizes, &self.body_sizes), (Field::ServerDelays, &self.server_delays)];
         match asked.iter().find(|(_, v)| !v.trim().is_empty()) {
-            Some((field, _)) => Err(InputError(format!(
+            Some((field, _)) => Err(InputError::at(
+                *field,
+                format!(
                 "{} asks the embedded server (/bytes/N, delay_ms=N), not {}: drop the {}, or put the size or delay \
                  in the {} yourself",
                 field.name(front.spelling),
                 targets.default,
                 Field::Target.name(front.spelling),
                 Field::Target.name(front.spelling)
-            ))),
+            ),
+            )),
             None => Ok(()),
         }
     }
@@ -132,7 +138,8 @@ impl RawPlan {
         let (warmup, rounds) = (number(Field::Warmup, sp, &self.warmup)?, number(Field::Rounds, sp, &self.rounds)?);
         let mut environments: Vec<EnvironmentKind> = sides.iter().map(|s| s.environment).collect();
         environments.dedup();
-        Plan::check(budget, warmup, rounds, interleave, &environments).map_err(|e| InputError(e.message(sp)))
+        Plan::check(budget, warmup, rounds, interleave, &environments)
+            .map_err(|e| InputError::at(e.field(), e.message(sp)))
     }
 }
 
@@ -152,19 +159,25 @@ fn count_cases(front: &FrontEnd, sides: &[Side], matrices: &[Matrix]) -> Result<
                 }
                 _ => format!("add {} reuse or a level of 1 to {}", name(Field::Mode), name(Field::Concurrency)),
             };
-            return Err(InputError(format!(
-                "no {} case can run: {}; {what}",
-                side.engine.map_or(side.environment.as_str(), Engine::as_str),
-                skipped.join("; "),
-            )));
+            return Err(InputError {
+                field: None,
+                message: format!(
+                    "no {} case can run: {}; {what}",
+                    side.engine.map_or(side.environment.as_str(), Engine::as_str),
+                    skipped.join("; "),
+                ),
+            });
         }
         total += cases.len();
     }
     if total > MAX_CASES {
-        return Err(InputError(format!(
-            "{total} cases (clients x modes x HTTP versions x load levels, over every environment of the run) are \
+        return Err(InputError {
+            field: None,
+            message: format!(
+                "{total} cases (clients x modes x HTTP versions x load levels, over every environment of the run) are \
              more than the {MAX_CASES} one report shows: scan fewer clients or values"
-        )));
+            ),
+        });
     }
     Ok(total)
 }

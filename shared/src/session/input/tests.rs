@@ -23,7 +23,7 @@ fn browser() -> Vec<Side> {
 fn refused(front: &FrontEnd, f: impl Fn(&mut RawPlan)) -> String {
     let mut r = raw();
     f(&mut r);
-    r.parse(front, &browser()).unwrap_err().0
+    r.parse(front, &browser()).unwrap_err().message
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn the_case_cap_counts_every_side_and_engine_with_the_same_words() {
     let sides = browser();
     assert!(r.parse(&PAGE, &sides).is_ok(), "100 cases");
     let engines = |n: usize| vec![browser().remove(0); n];
-    let e = r.parse(&PAGE, &engines(6)).unwrap_err().0;
+    let e = r.parse(&PAGE, &engines(6)).unwrap_err().message;
     assert_eq!(
         e,
         "600 cases (clients x modes x HTTP versions x load levels, over every environment of the run) are more \
@@ -160,9 +160,9 @@ fn the_case_cap_counts_every_side_and_engine_with_the_same_words() {
     let mut sides = engines(4);
     sides.push(side(EnvironmentKind::Native, &["curl", "ureq", "raw"]));
     r.target = String::new();
-    let e = r.parse(&CLI, &sides).unwrap_err().0;
+    let e = r.parse(&CLI, &sides).unwrap_err().message;
     assert!(e.starts_with("550 cases"), "400 browser cases (two clients, four engines) and 150 native: {e}");
-    let page = RawPlan { target: "http://h/".into(), ..r.clone() }.parse(&PAGE, &sides).unwrap_err().0;
+    let page = RawPlan { target: "http://h/".into(), ..r.clone() }.parse(&PAGE, &sides).unwrap_err().message;
     assert_eq!(page, e, "no field named: the same words on both sides");
     assert!(r.parse(&CLI, &engines(5)).is_ok(), "500 cases fit");
 }
@@ -185,7 +185,7 @@ fn webkit_leaves_http3_out_and_a_webkit_side_of_http3_alone_is_refused() {
     assert_eq!(input.matrices[0].cases().0.len(), 4, "Chromium speaks both");
     (r.http, r.target) = ("3".into(), String::new());
     let tls = FrontEnd { own_server: Some(true), ..CLI };
-    let e = r.parse(&tls, &[webkit(browser().remove(0))]).unwrap_err().0;
+    let e = r.parse(&tls, &[webkit(browser().remove(0))]).unwrap_err().message;
     assert!(e.starts_with("no webkit case can run: fetch over HTTP/3 (WebKitGTK's"), "{e}");
     assert!(e.ends_with("; add a version webkit speaks to --http or leave it out of --browser"), "{e}");
 }
@@ -194,11 +194,11 @@ fn webkit_leaves_http3_out_and_a_webkit_side_of_http3_alone_is_refused() {
 fn a_side_with_no_case_is_refused_with_what_was_left_out() {
     let mut r = raw();
     (r.target, r.http, r.mode, r.concurrency) = ("https://h/".into(), "2".into(), "fresh".into(), "8".into());
-    let e = r.parse(&PAGE, &browser()).unwrap_err().0;
+    let e = r.parse(&PAGE, &browser()).unwrap_err().message;
     assert!(e.starts_with("no browser case can run: fetch/fresh over HTTP/2 at concurrency 8 ("), "{e}");
     assert!(e.ends_with("; add mode reuse or a level of 1 to requests in flight"), "{e}");
     let sides = [side(EnvironmentKind::Native, &["curl"]), browser().remove(0)];
-    let e = r.parse(&CLI, &sides).unwrap_err().0;
+    let e = r.parse(&CLI, &sides).unwrap_err().message;
     assert!(
         e.starts_with("no browser case can run") && e.ends_with("add --mode reuse or a level of 1 to -c/--concurrency"),
         "{e}"
@@ -217,7 +217,7 @@ fn limits_are_every_sides_environments_and_one_case_has_nothing_to_interleave_wi
     let turns = FrontEnd { takes_turns: true, ..CLI };
     assert!(r.parse(&turns, &native).unwrap().plan.interleave, "a pass is one round of every side");
     let both = [native[0].clone(), browser().remove(0)];
-    let e = r.parse(&CLI, &both).unwrap_err().0;
+    let e = r.parse(&CLI, &both).unwrap_err().message;
     assert_eq!(e, "-n/--count 2000000 is out of range: give 1 to 1000000 (the browser page's limit, for --browser)");
 }
 
@@ -237,5 +237,25 @@ fn a_client_list_is_read_by_the_names_a_front_end_has() {
     let s = Side::listed(EnvironmentKind::Browser, "xhr,all", &["fetch", "xhr"], Field::Clients, Spelling::Page);
     assert_eq!(s.unwrap().clients, ["xhr", "fetch"]);
     let e = Side::listed(EnvironmentKind::Browser, "curl", &["fetch"], Field::BrowserClients, Spelling::Cli);
-    assert!(e.unwrap_err().0.starts_with("--browser-clients: unknown client 'curl'"));
+    assert!(e.unwrap_err().message.starts_with("--browser-clients: unknown client 'curl'"));
+}
+
+#[test]
+fn a_form_gets_every_wrong_field_at_once_each_named() {
+    let check = |r: &RawPlan| r.parse(&PAGE, &browser());
+    let mut r = raw();
+    (r.target, r.count, r.rounds, r.timeout) = ("ftp://x".into(), "many".into(), "0".into(), "soon".into());
+    let errors = r.errors(&raw(), check);
+    let fields: Vec<Option<Field>> = errors.iter().map(|e| e.field).collect();
+    assert_eq!(fields, [Some(Field::Target), Some(Field::Timeout), Some(Field::Count), Some(Field::Rounds)]);
+    assert!(errors[0].message.starts_with("target: 'ftp://x'"), "{}", errors[0].message);
+    assert!(errors[3].message.starts_with("rounds 0 is out of range"), "{}", errors[3].message);
+    assert!(raw().errors(&raw(), check).is_empty(), "a good plan has none");
+    // A rule between fields is said once, and stops there: its fields' defaults may not mend it.
+    let mut r = raw();
+    (r.count, r.rounds) = ("3".into(), "4".into());
+    let errors = r.errors(&raw(), check);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field, Some(Field::Count));
+    assert!(errors[0].message.contains("count 3 is fewer than rounds 4"), "{}", errors[0].message);
 }
