@@ -74,6 +74,10 @@ fn shares_and_opens(origin: Origin) {
     tab.click("share");
     let value = "document.querySelector(\"[data-testid='share-link']\").value";
     wait(|| tab.eval(value).contains("#r="), "the link", &tab);
+    // Whether the browser lets the page write the clipboard or not, the page says which.
+    wait(|| !tab.testid("copy-status").is_empty(), "what became of the copy", &tab);
+    let said = tab.testid("copy-status");
+    assert!(said == "Copied to the clipboard." || said.starts_with("The browser gave no clipboard"), "{said}");
     let link = tab.eval(value);
     assert!(link.starts_with(&page) && link.contains(query.as_str()), "the page's own address, then #r=: {link}");
     // The CLI reads the page's link: the very report the page holds.

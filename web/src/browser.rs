@@ -118,21 +118,18 @@ pub fn download(file_name: &str, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Put `text` on the clipboard, best effort: the field beside the button shows it anyway. There is no
-/// clipboard outside a secure context, and the browser may refuse (no permission, the page not focused).
-pub fn copy_to_clipboard(text: &str) {
-    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else { return };
+/// Put `text` on the clipboard; whether the browser took it (it refuses on plain http, where
+/// `navigator.clipboard` is undefined, and without the user's gesture).
+pub async fn copy_to_clipboard(text: &str) -> bool {
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else { return false };
     // Looked up rather than called: `navigator.clipboard` is undefined on plain http, and a method call on
     // undefined would throw through the wasm.
     let clipboard = Reflect::get(&navigator, &JsValue::from_str("clipboard")).unwrap_or(JsValue::UNDEFINED);
     if !clipboard.is_object() {
-        return;
+        return false;
     }
-    let written = clipboard.unchecked_into::<web_sys::Clipboard>().write_text(text);
     // Awaited so that a refusal is handled here, not reported as an unhandled rejection.
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = JsFuture::from(written).await;
-    });
+    JsFuture::from(clipboard.unchecked_into::<web_sys::Clipboard>().write_text(text)).await.is_ok()
 }
 
 /// The text of a file the user picked.

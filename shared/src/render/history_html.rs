@@ -65,8 +65,9 @@ pub const HISTORY_CSS: &str = HISTORY_STYLE;
 /// history it opens.
 pub fn history_sections(a: &Analysis, filter: &str) -> String {
     let mut out = String::new();
-    let filter = filter.to_lowercase();
-    for (i, s) in a.series.iter().enumerate().filter(|(_, s)| s.case.to_lowercase().contains(&filter)) {
+    // ASCII's case rule, as case names are spelled: the page is spared the Unicode case tables.
+    let filter = filter.to_ascii_lowercase();
+    for (i, s) in a.series.iter().enumerate().filter(|(_, s)| s.case.to_ascii_lowercase().contains(&filter)) {
         series_section(&mut out, a.metric, s, i);
     }
     if a.series.is_empty() {

@@ -126,7 +126,13 @@ pub fn html(sources: &[Source<'_>], options: &RenderOptions) -> String {
 /// tables, latency histograms (or percentile charts), scan charts, the text report, notes and environment.
 /// The HTML report's body and the page's results are this one string, styled by `render/report.css`.
 pub fn results(sources: &[Source<'_>], options: &RenderOptions) -> String {
-    results::render(sources, options)
+    let (answer, rest) = results::parts(sources, options);
+    answer + &rest
+}
+
+/// [`results`] in two: what ran with the headline (or the change between two runs), then every other section.
+pub fn results_parts(sources: &[Source<'_>], options: &RenderOptions) -> (String, String) {
+    results::parts(sources, options)
 }
 
 /// The result file(s) as pretty JSON, newline-terminated.

@@ -18,20 +18,24 @@ use super::RenderOptions;
 use crate::units::duration_ns;
 use crate::view::{rows, Row, Source};
 
-/// Every section of the results of `sources` (see [`super::results`]).
-pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String {
+/// Every section of the results of `sources` (see [`super::results`]), as (what ran and the answer, the
+/// rest): a page puts its own controls between them.
+pub(super) fn parts(sources: &[Source<'_>], options: &RenderOptions) -> (String, String) {
     let rows = rows(sources);
-    let mut out = what_ran(sources);
+    let mut answer = what_ran(sources);
     if rows.is_empty() {
-        out.push_str("<p>No cases were measured.</p>\n");
+        answer.push_str("<p>No cases were measured.</p>\n");
     } else {
         // Runs of one plan compared: their change is the answer, not a headline across runs and clients.
         match changes_section(sources, options) {
-            Some(changes) => out.push_str(&changes),
+            Some(changes) => answer.push_str(&changes),
             None => {
-                out.push_str(&super::headline::html(&crate::headline::headline(&rows, options.reference.as_deref())))
+                answer.push_str(&super::headline::html(&crate::headline::headline(&rows, options.reference.as_deref())))
             }
         }
+    }
+    let mut out = String::new();
+    if !rows.is_empty() {
         // A scan's answer is its curves: right after the headline.
         out.push_str(&scans(&rows));
         out.push_str(&trend_section(sources, options));
@@ -48,7 +52,7 @@ pub(super) fn render(sources: &[Source<'_>], options: &RenderOptions) -> String 
     // Details, folded: the answer is above.
     out.push_str(&folded("Text report", &pre));
     out.push_str(&folded("Environment", &environment(sources)));
-    out
+    (answer, out)
 }
 
 /// A section folded under its heading: details a reader opens when needed.

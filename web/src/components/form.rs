@@ -7,9 +7,14 @@ use leptos::ev::SubmitEvent;
 use leptos::prelude::*;
 
 use super::PageState;
+use std::time::Duration;
+
+use httpbench_shared::model::Report;
 use httpbench_shared::protocol::client;
-use httpbench_shared::session::RawPlan;
+use httpbench_shared::session::{Budget, Field, InputError, RawPlan};
+use httpbench_shared::units::{duration_ns, wait};
 use httpbench_shared::EnvironmentKind;
+use wasm_bindgen::JsCast;
 
 use crate::settings::{available_clients, RawSettings};
 
@@ -58,6 +63,27 @@ impl FormState {
         }
     }
 
+    /// The values, read so that a reactive caller (the estimate) follows every change.
+    fn tracked(&self) -> RawSettings {
+        for s in [self.target, self.count, self.duration, self.warmup, self.rounds, self.timeout, self.mode] {
+            s.track();
+        }
+        for s in [self.concurrency, self.body_sizes, self.server_delays, self.http] {
+            s.track();
+        }
+        self.interleave.track();
+        self.clients.with_value(|all| all.iter().for_each(|(_, on)| on.track()));
+        self.raw()
+    }
+
+    /// A preset: `count` requests in `rounds` rounds after `warmup`, by count.
+    fn preset(&self, count: &str, warmup: &str, rounds: &str) {
+        self.count.set(count.into());
+        self.warmup.set(warmup.into());
+        self.rounds.set(rounds.into());
+        self.duration.set(String::new());
+    }
+
     /// The values to check and run.
     fn raw(&self) -> RawSettings {
         let clients: Vec<&str> =
@@ -82,9 +108,9 @@ impl FormState {
     }
 }
 
-/// A labelled text or number input bound to `value`.
+/// A labelled text or number input bound to `value` (the errors of a Run are marked on it by [`mark`]).
 #[component]
-fn Field(
+fn Input(
     /// The label text.
     label: &'static str,
     /// `data-testid` and `id` of the input.
@@ -153,6 +179,110 @@ fn Choice(
     }
 }
 
+/// The fields in the order the form shows them: errors are said and focused in it.
+const FORM_ORDER: [Field; 13] = [
+    Field::Target,
+    Field::Count,
+    Field::Mode,
+    Field::Clients,
+    Field::Duration,
+    Field::Warmup,
+    Field::Rounds,
+    Field::Timeout,
+    Field::Concurrency,
+    Field::BodySizes,
+    Field::ServerDelays,
+    Field::Http,
+    Field::Interleave,
+];
+
+/// The id of the control that holds `field` (the clients' first box for the clients).
+fn control_of(field: Field) -> String {
+    match field {
+        Field::Target => "target".into(),
+        Field::Count => "count".into(),
+        Field::Duration => "duration".into(),
+        Field::Warmup => "warmup".into(),
+        Field::Rounds => "rounds".into(),
+        Field::Interleave => "interleave".into(),
+        Field::Timeout => "timeout".into(),
+        Field::Clients | Field::BrowserClients => {
+            format!("client-{}", available_clients().first().copied().unwrap_or_default())
+        }
+        Field::Mode => "mode".into(),
+        Field::Http => "http".into(),
+        Field::Concurrency => "concurrency".into(),
+        Field::BodySizes => "body-sizes".into(),
+        Field::ServerDelays => "server-delays".into(),
+    }
+}
+
+/// Mark each error of `errors` on its control, all at once: `aria-invalid`, and the message in a paragraph
+/// after it (the clients': at the end of their box) that the control names with `aria-describedby`, "More
+/// settings" unfolded when one is folded there; then focus the first. The last Run's marks go first. Done on
+/// the DOM rather than by a reactive view per field, which cost the page's size budget 6 KB.
+fn mark(errors: &[InputError]) {
+    let doc = document();
+    for selector in [".field-error", "[aria-invalid]"] {
+        let Ok(found) = doc.query_selector_all(selector) else { continue };
+        for node in (0..found.length()).filter_map(|i| found.get(i)) {
+            let Ok(e) = node.dyn_into::<web_sys::Element>() else { continue };
+            if selector == ".field-error" {
+                e.remove();
+            } else {
+                let _ = e.remove_attribute("aria-invalid");
+                let _ = e.remove_attribute("aria-describedby");
+            }
+        }
+    }
+    let mut first = None;
+    for (field, message) in errors.iter().filter_map(|e| Some((e.field?, &e.message))) {
+        let id = control_of(field);
+        let Some(control) = doc.get_element_by_id(&id) else { continue };
+        let Ok(p) = doc.create_element("p") else { continue };
+        p.set_class_name("field-error");
+        p.set_id(&format!("{id}-error"));
+        let _ = p.set_attribute("data-testid", &format!("{id}-error"));
+        p.set_text_content(Some(message));
+        let _ = control.set_attribute("aria-invalid", "true");
+        let _ = control.set_attribute("aria-describedby", &p.id());
+        let _ = match control.closest("fieldset.clients") {
+            Ok(Some(clients)) => clients.append_child(&p).map(drop),
+            _ => control.after_with_node_1(&p),
+        };
+        // A wrong value folded away is unfolded: every mark in sight at once.
+        if let Ok(Some(details)) = control.closest("details") {
+            let _ = details.set_attribute("open", "");
+        }
+        first = first.or(Some(control));
+    }
+    if let Some(Ok(control)) = first.map(|c| c.dyn_into::<web_sys::HtmlElement>()) {
+        let _ = control.focus();
+    }
+}
+
+/// About how long the form's plan takes, at the time per request this browser took in its last run (or 1 ms
+/// before any): `≈ 8 cases × 520 requests · about 42 s`; or nothing while the plan cannot run.
+fn estimate(raw: &RawSettings, last: Option<&Report>) -> Option<String> {
+    let settings = raw.check(crate::browser::engine()).ok()?;
+    let cases = settings.matrix.cases().0.len();
+    let measured = last.map(|r| r.cases.iter().fold((0.0, 0), |(w, n), c| (w + c.wall_secs, n + c.iterations)));
+    let (per_request, whose) = match measured {
+        Some((wall, n)) if n > 0 && wall > 0.0 => (wall / n as f64, "this browser's last run"),
+        _ => (0.001, "an assumed 1 ms"),
+    };
+    let time = settings.plan.estimate(cases, Duration::from_secs_f64(per_request));
+    let per_case = match settings.plan.budget {
+        Budget::Count(n) => format!("{} requests", n + settings.plan.warmup),
+        Budget::Duration(d) => format!("{} s", d.as_secs_f64()),
+    };
+    Some(format!(
+        "{cases} cases × {per_case}: about {} at {} per request ({whose})",
+        wait(time),
+        duration_ns(per_request * 1e9)
+    ))
+}
+
 /// The HTTP versions the form offers (shared's `HttpChoice` spellings; empty: the browser's own choice).
 const HTTP_CHOICES: &[(&str, &str)] = &[
     ("", "what the browser negotiates"),
@@ -179,10 +309,23 @@ pub(super) fn SettingsForm(
     let state = expect_context::<PageState>();
     let form = FormState::new(&initial);
     let running = move || state.running.get();
+    // Every wrong field at once, each under its field, the first focused; a plan that can run starts.
     let submit = move |ev: SubmitEvent| {
         ev.prevent_default();
-        state.start(form.raw());
+        let raw = form.raw();
+        let mut errors = raw.errors(&crate::browser::origin(), crate::browser::engine());
+        errors.sort_by_key(|e| e.field.and_then(|f| FORM_ORDER.iter().position(|&o| o == f)));
+        mark(&errors);
+        state.start(raw);
+        if let Some(first) = errors.first() {
+            let more = match errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more, each marked on its field)", n - 1),
+            };
+            state.message.set(format!("Not started: {}{more}.", first.message));
+        }
     };
+    let estimate = move || state.own.with(|last| estimate(&form.tracked(), last.as_ref()));
     let boxes = form.clients.get_value().into_iter();
     // One line per client: its name and what it is, from shared's catalog.
     let about = |name: &str| client(EnvironmentKind::Browser, name).map_or("", |c| c.about);
@@ -195,8 +338,8 @@ pub(super) fn SettingsForm(
             // Locked while a run goes on: what it measures cannot change under it.
             <fieldset class="plain" disabled=running>
                 <div class="grid">
-                    <Field label="Target URL" id="target" kind="url" value=form.target />
-                    <Field label="Requests per case" id="count" kind="number" value=form.count />
+                    <Input label="Target URL" id="target" kind="url" value=form.target />
+                    <Input label="Requests per case" id="count" kind="number" value=form.count />
                     <Choice label="Mode" id="mode" value=form.mode options=MODE_CHOICES />
                 </div>
                 <fieldset class="clients">
@@ -207,28 +350,25 @@ pub(super) fn SettingsForm(
                 <details class="more">
                     <summary>"More settings: duration, warm-up, rounds, timeout, load, HTTP version"</summary>
                     <div class="grid">
-                        <Field
+                        <Input
                             label="Duration per case (optional, e.g. 3s; empty: use the requests per case)"
                             id="duration"
                             kind="text"
-                            value=form.duration
-                        />
-                        <Field label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
-                        <Field label="Rounds" id="rounds" kind="number" value=form.rounds />
-                        <Field label="Timeout per request (e.g. 10, 500ms)" id="timeout" kind="text" value=form.timeout />
-                        <Field label="Requests in flight (e.g. 1,8)" id="concurrency" kind="text" value=form.concurrency />
-                        <Field
+                            value=form.duration />
+                        <Input label="Warm-up requests" id="warmup" kind="number" value=form.warmup />
+                        <Input label="Rounds" id="rounds" kind="number" value=form.rounds />
+                        <Input label="Timeout per request (e.g. 10, 500ms)" id="timeout" kind="text" value=form.timeout />
+                        <Input label="Requests in flight (e.g. 1,8)" id="concurrency" kind="text" value=form.concurrency />
+                        <Input
                             label="Body sizes from httpbench serve (e.g. 0,16k; empty: the target as given)"
                             id="body-sizes"
                             kind="text"
-                            value=form.body_sizes
-                        />
-                        <Field
+                            value=form.body_sizes />
+                        <Input
                             label="Server delays (e.g. 5ms; httpbench serve only)"
                             id="server-delays"
                             kind="text"
-                            value=form.server_delays
-                        />
+                            value=form.server_delays />
                         <Choice label="HTTP version" id="http" value=form.http options=HTTP_CHOICES />
                     </div>
                     <Check
@@ -243,7 +383,24 @@ pub(super) fn SettingsForm(
                 <button type="button" data-testid="cancel" disabled=move || !running() on:click=move |_| state.stop()>
                     "Cancel"
                 </button>
+                <button
+                    type="button"
+                    data-testid="preset-quick"
+                    disabled=running
+                    on:click=move |_| form.preset("100", "10", "3")
+                >
+                    "Quick: 100 requests"
+                </button>
+                <button
+                    type="button"
+                    data-testid="preset-default"
+                    disabled=running
+                    on:click=move |_| form.preset("500", "20", "5")
+                >
+                    "Default: 500"
+                </button>
             </div>
+            <p class="estimate" data-testid="estimate">{estimate}</p>
         </form>
     }
 }

@@ -48,22 +48,50 @@ fn own_json(state: PageState) -> Option<String> {
     state.own.with_untracked(|own| own.as_ref().map(|r| httpbench_shared::render::json(&[Source::new(r)])))
 }
 
-/// What the field beside Share shows: the link to this run (also put on the clipboard), or why there is none.
-fn share_own(state: PageState) -> String {
-    let Some(json) = own_json(state) else { return String::new() };
+/// The link to this run, or why there is none.
+fn share_own(state: PageState) -> Result<String, String> {
+    let json = own_json(state).ok_or_else(|| "no run to share yet".to_string())?;
     let link = share::encode(&crate::browser::address(), &json);
-    match share::check_length(&link) {
-        Ok(()) => {
-            crate::browser::copy_to_clipboard(&link);
-            link
-        }
-        Err(e) => format!("{e}: use Export JSON"),
-    }
+    share::check_length(&link).map(|()| link).map_err(|e| format!("{e}: use Export JSON"))
+}
+
+/// Put `link` on the clipboard and say in `said` whether it is there.
+fn copy(link: String, said: RwSignal<String>) {
+    spawn_local(async move {
+        said.set(if crate::browser::copy_to_clipboard(&link).await {
+            "Copied to the clipboard.".into()
+        } else {
+            "The browser gave no clipboard here: select the link and copy it.".into()
+        });
+    });
 }
 
 /// A file name without its directory and `.json`, as a short tag.
 fn tag_of(file_name: &str) -> String {
     file_name.rsplit('/').next().unwrap_or(file_name).trim_end_matches(".json").to_string()
+}
+
+/// Import the files a file input's change event `ev` picked; what goes wrong is said in `error`.
+pub(super) fn import_picked(state: PageState, ev: &leptos::ev::Event, error: RwSignal<String>) {
+    let input = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+    import_files(state, input.and_then(|i| i.files()), error);
+}
+
+/// Import `files` (picked or dropped), each under its name as a tag; what goes wrong is said in `error`.
+pub(super) fn import_files(state: PageState, files: Option<web_sys::FileList>, error: RwSignal<String>) {
+    let Some(files) = files else { return };
+    let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+    spawn_local(async move {
+        let mut problems = Vec::new();
+        for f in files {
+            let result = match crate::browser::read_file(&f).await {
+                Ok(text) => import_text(state, &tag_of(&f.name()), &text),
+                Err(e) => Err(e),
+            };
+            problems.extend(result.err());
+        }
+        error.set(problems.join("\n"));
+    });
 }
 
 /// The export and import controls, on the page state (context).
@@ -81,6 +109,17 @@ pub(super) fn ImportExport(
     let error = RwSignal::new(opened.unwrap_or_default());
     let pasted = RwSignal::new(String::new());
     let link = RwSignal::new(String::new());
+    let copied = RwSignal::new(String::new());
+    let share = move |_| match share_own(state) {
+        Ok(l) => {
+            link.set(l.clone());
+            copy(l, copied);
+        }
+        Err(e) => {
+            link.set(String::new());
+            copied.set(e);
+        }
+    };
     let export = move |_| {
         if let Some(json) = own_json(state) {
             let name = format!(
@@ -92,22 +131,7 @@ pub(super) fn ImportExport(
             }
         }
     };
-    let pick = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-        let Some(files) = input.files() else { return };
-        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
-        spawn_local(async move {
-            let mut problems = Vec::new();
-            for f in files {
-                let result = match crate::browser::read_file(&f).await {
-                    Ok(text) => import_text(state, &tag_of(&f.name()), &text),
-                    Err(e) => Err(e),
-                };
-                problems.extend(result.err());
-            }
-            error.set(problems.join("\n"));
-        });
-    };
+    let pick = move |ev: leptos::ev::Event| import_picked(state, &ev, error);
     let paste = move |_| match import_text(state, "pasted", &pasted.get_untracked()) {
         Ok(_) => {
             error.set(String::new());
@@ -131,13 +155,24 @@ pub(super) fn ImportExport(
                     type="button"
                     data-testid="share"
                     disabled=move || state.own.with(|o| o.is_none())
-                    on:click=move |_| link.set(share_own(state))
+                    on:click=share
                 >
                     "Share as link"
                 </button>
             </div>
             <label for="share-link">"Link to this run (press Share as link)"</label>
-            <input id="share-link" data-testid="share-link" readonly prop:value=move || link.get() />
+            <div class="copy-line">
+                <input id="share-link" data-testid="share-link" readonly prop:value=move || link.get() />
+                <button
+                    type="button"
+                    data-testid="copy-link"
+                    disabled=move || link.with(String::is_empty)
+                    on:click=move |_| copy(link.get_untracked(), copied)
+                >
+                    "Copy"
+                </button>
+            </div>
+            <p role="status" data-testid="copy-status">{move || copied.get()}</p>
             <label for="import-file">
                 "Import result files (JSON, e.g. httpbench --export-json), or a run history (httpbench history DB --format json)"
             </label>

@@ -83,10 +83,16 @@ pub fn Bench(
 }
 
 /// The status line and progress bar: requests done of the run's requests for a count, rounds done of the
-/// run's rounds for a duration (whose request total is unknown until it ends).
+/// run's rounds for a duration (whose request total is unknown until it ends); while a run goes on, each
+/// case's rate in its last round.
 #[component]
 fn Status() -> impl IntoView {
     let state = expect_context::<PageState>();
+    let rates = move || {
+        let p = state.progress.get().filter(|p| state.running.get() && !p.rates.is_empty())?;
+        let each: Vec<String> = p.rates.iter().map(|(label, rate)| format!("{label} {rate} req/s")).collect();
+        Some(format!("Last round: {}", each.join(" · ")))
+    };
     let bar = move || state.progress.with(|p| p.as_ref().map_or((0, 1), |p| p.bar()));
     let by_requests = move || state.progress.with(|p| p.as_ref().is_none_or(|p| p.total_requests.is_some()));
     view! {
@@ -100,6 +106,7 @@ fn Status() -> impl IntoView {
                 value=move || bar().0
                 aria-label=move || if by_requests() { "Requests done" } else { "Rounds done" }
             ></progress>
+            <p class="live" data-testid="live-rates">{rates}</p>
         </section>
     }
 }

@@ -8,7 +8,8 @@ use httpbench_shared::session::Finished;
 use httpbench_shared::{RenderOptions, Source};
 use leptos::prelude::*;
 
-use super::PageState;
+use super::{PageState, Phase};
+use wasm_bindgen::JsCast;
 
 /// The reports as `shared` sources, borrowing from `reports`; `own` (this page's last run, whose report
 /// [`PageState::sources`] puts first) lends that first source its histograms, which the composition then
@@ -22,14 +23,14 @@ fn sources<'a>(reports: &'a [(Option<String>, Report)], own: Option<&'a Finished
     sources
 }
 
-/// The results of everything shown as markup: with this page's run alone, its text report reads exactly as
-/// the CLI's report of it.
+/// The results of everything shown as markup, in two (what ran with the headline; the rest): with this page's
+/// run alone, its text report reads exactly as the CLI's report of it.
 pub(super) fn markup(
     reports: &[(Option<String>, Report)],
     own: Option<&Finished>,
     reference: Option<String>,
-) -> String {
-    httpbench_shared::render::results(&sources(reports, own), &RenderOptions { reference, ..Default::default() })
+) -> (String, String) {
+    httpbench_shared::render::results_parts(&sources(reports, own), &RenderOptions { reference, ..Default::default() })
 }
 
 /// The results section, from the page state (context); empty until there is a run or an import.
@@ -41,14 +42,49 @@ pub(super) fn Results() -> impl IntoView {
     // Derived, not memoised: a memo would compare every report on each change (and its PartialEq costs the
     // page 3 KB of wasm); the list changes only when a run ends or a file is imported.
     let reports = Signal::derive(move || state.sources());
-    let results = move || {
+    let results = Memo::new(move |_| {
         let reference = state.reference.get_value();
         reports.with(|r| state.last.with(|last| markup(r, last.as_ref(), reference)))
-    };
+    });
+    let error = RwSignal::new(String::new());
     let own_json = move || state.own.get().map(|r| httpbench_shared::render::json(&[Source::new(&r)]));
+    // A run that ends brings its answer into view and focus (a screen reader reads it next).
+    Effect::new(move |was: Option<Phase>| {
+        let now = state.phase();
+        if was == Some(Phase::Running) && matches!(now, Phase::Done | Phase::Cancelled) {
+            request_animation_frame(|| {
+                let results = document().get_element_by_id("results");
+                if let Some(section) = results.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    let _ = section.focus();
+                }
+            });
+        }
+        now
+    });
     view! {
         <Show when=move || reports.with(|r| !r.is_empty())>
-            <section class="results" aria-label="Results" inner_html=results></section>
+            // A result file dropped anywhere on the results is imported, as "compare with native" says.
+            <section
+                id="results"
+                class="results"
+                aria-label="Results"
+                tabindex="-1"
+                on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default()
+                on:drop=move |ev: leptos::ev::DragEvent| {
+                    ev.prevent_default();
+                    let files = ev.data_transfer().and_then(|d| d.files());
+                    super::import_export::import_files(state, files, error);
+                }
+            >
+                <div inner_html=move || results.with(|(answer, _)| answer.clone())></div>
+                // Right after the answer: set the browser's figures beside a native run's.
+                <p class="compare-native" data-testid="compare-native" hidden=move || !state.imported.with(Vec::is_empty)>
+                    "Compare with native: drop the file of " <code>"httpbench run --export-json native.json"</code>
+                    " here, or import it under Export and compare. "
+                    <span class="error" role="alert">{move || error.get()}</span>
+                </p>
+                <div inner_html=move || results.with(|(_, rest)| rest.clone())></div>
+            </section>
         </Show>
         <pre hidden data-testid="result-json">{own_json}</pre>
     }

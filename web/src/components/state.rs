@@ -201,12 +201,14 @@ async fn measure(
     out
 }
 
-/// The status line of a run going on: by requests when the run's total is known, else by rounds.
+/// The status line of a run going on: by requests when the run's total is known, else by rounds, with the
+/// time left at the pace so far.
 fn progress_line(p: &Progress) -> String {
+    let left = p.left().map(|d| format!(" · about {} left", httpbench_shared::units::wait(d))).unwrap_or_default();
     match p.total_requests {
-        Some(total) => format!("Running {} — {} of {total} requests", p.stage, p.requests),
+        Some(total) => format!("Running {} — {} of {total} requests{left}", p.stage, p.requests),
         None => format!(
-            "Running {} — {} requests, {} of {} rounds done",
+            "Running {} — {} requests, {} of {} rounds done{left}",
             p.stage, p.requests, p.rounds_done, p.rounds_total
         ),
     }

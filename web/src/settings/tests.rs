@@ -186,3 +186,13 @@ fn a_plan_beyond_the_case_cap_is_refused_as_the_cli_refuses_it() {
     let fits = from_link("c=1,2,4,8,16,32,64&size=0,1,2,3,4,5,6,7,8,9&clients=fetch,xhr&mode=reuse").check(None);
     assert_eq!(fits.map(|r| r.matrix.cases().0.len()), Ok(140));
 }
+
+#[test]
+fn the_form_hears_of_every_wrong_field_with_the_clients_among_them() {
+    let s = from_link("?target=ftp%3A%2F%2Fx&clients=curl&rounds=0");
+    let errors = s.errors(ORIGIN, None);
+    let fields: Vec<Option<Field>> = errors.iter().map(|e| e.field).collect();
+    assert_eq!(fields, [Some(Field::Clients), Some(Field::Target), Some(Field::Rounds)], "{errors:?}");
+    assert!(errors[0].message.starts_with("clients: unknown client 'curl'"), "{}", errors[0].message);
+    assert!(from_link("").errors(ORIGIN, None).is_empty());
+}
