@@ -5,7 +5,7 @@
 //! (what the browser costs), the fastest case otherwise; or the case the user names (`--reference`).
 
 use crate::change::Verdict;
-use crate::inference::{positive_interval, ratio_interval, welch_difference};
+use crate::inference::{ratio_interval, welch_difference};
 use crate::model::{Case, EnvironmentKind};
 use crate::protocol::BROWSER_FLOOR;
 use crate::view::Row;
@@ -212,15 +212,10 @@ fn floors(rows: &[Row<'_>], of: &[usize]) -> Vec<usize> {
     of.iter().copied().filter(|&i| rows[i].case.client == BROWSER_FLOOR && rows[i].case.rate_wall > 0.0).collect()
 }
 
-/// The 95% interval of a case's wall rate: from its rounds' times per request on a log scale, so it never
-/// reaches zero or below ([`positive_interval`]); from the file's spread where it kept no rounds.
+/// The 95% interval of a case's wall rate ([`Metric::interval`](crate::change::Metric::interval): from its
+/// rounds on a log scale, so it never reaches zero or below).
 pub fn rate_interval(c: &Case) -> Option<(f64, f64)> {
-    let costs = costs(c);
-    if costs.len() >= 2 {
-        let (lo, _, hi) = positive_interval(&costs);
-        return Some((1.0 / hi, 1.0 / lo));
-    }
-    c.rate_wall_spread.filter(|s| s.rounds >= 2).map(|s| (s.ci95_low, s.ci95_high))
+    crate::change::Metric::Rate.interval(c)
 }
 
 /// Rounds with ok requests, the ones an interval comes from.

@@ -50,7 +50,9 @@ fn a_scan_writes_its_charts() {
     let html = dir.join("scan.html");
     let scan = ["-n", "40", "--warmup", "0", "--clients", "raw,curl", "--mode", "reuse", "-c", "1,4"];
     let page = export_html(&html, &[&scan[..], &["--body-size", "1k,16k"]].concat());
-    assert_eq!(page.matches("data-testid=\"scan-chart\"").count(), 3, "rate by in flight and by size, MB/s");
+    // By requests in flight: rate, p50, p99; by body size: rate, MB/s, p50, p99.
+    assert_eq!(page.matches("data-testid=\"scan-chart\"").count(), 7, "{page}");
+    assert!(page.contains(">p99 latency (ms) by requests in flight</text>") && page.contains("class=\"whisker s1\""));
     for legend in ["raw/1k", "curl/16k", "raw/c1", "curl/c4"] {
         assert!(page.contains(&format!(">{legend}</text>")), "{legend} in a legend");
     }
@@ -134,7 +136,9 @@ fn the_html_report_reads_in_chromium_on_a_desktop_and_on_a_phone() {
     let args = ["run", "-n", "100", "--clients", "raw,curl", "--mode", "reuse", "-c", "1,2,4", "--body-size", "1k,64k"];
     export_html(&scan, &args);
     tab.navigate(&format!("file://{}", scan.display()));
-    assert_eq!(count("[data-testid='scan-chart'] svg path.line"), "16", "4 + 6 + 6 lines: by level, by size, MB/s");
+    // By level: rate, p50, p99 with 4 lines each; by size: rate, MB/s, p50, p99 with 6; each line with its
+    // legend entry.
+    assert_eq!(count("[data-testid='scan-chart'] svg path.line"), "72", "(3 × 4 + 4 × 6) × 2");
     tab.screenshot(1280, "html-report-scan.png");
     tab.screenshot(375, "html-report-scan-375px.png");
     assert_eq!(tab.eval("String(document.documentElement.scrollWidth <= window.innerWidth)"), "true");

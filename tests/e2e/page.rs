@@ -190,8 +190,8 @@ fn an_imported_scan_draws_its_scan_charts() {
     tab.paste_import(&json);
     let count = || tab.eval("String(document.querySelectorAll(\"[data-testid='scan-chart']\").length)");
     wait_until("a scan chart", Duration::from_secs(30), || count() != "0", || tab.testid("import-error"));
-    // Requests in flight (rate), body size (rate and MB/s).
-    assert_eq!(count(), "3");
+    // Requests in flight (rate, p50, p99), body size (rate, MB/s, p50, p99).
+    assert_eq!(count(), "7");
     let titles = tab
         .eval("[...document.querySelectorAll(\"[data-testid='scan-chart'] svg\")].map(s => s.textContent).join('|')");
     assert!(titles.contains("by requests in flight") && titles.contains("Body throughput (MB/s)"), "{titles}");

@@ -79,6 +79,12 @@ pub struct Change {
     pub verdict: Verdict,
     /// Why the verdict is inconclusive or unjudged, and what to do.
     pub reason: Option<String>,
+    /// The 95% interval of `before` ([`Metric::interval`]), for a chart's whiskers; not in the JSON.
+    #[serde(skip)]
+    pub before_interval: Option<(f64, f64)>,
+    /// The 95% interval of `after`.
+    #[serde(skip)]
+    pub after_interval: Option<(f64, f64)>,
 }
 
 /// Two runs compared case by case.
@@ -188,7 +194,8 @@ pub fn compare(before: &Run<'_>, after: &Run<'_>, rule: Rule) -> Comparison {
 /// The change of one case from `b` to `a` under `rule`: [`Verdict::Failed`] when `a` fails requests `b` did not
 /// ([`failures`]), else the metric's verdict.
 pub fn judge(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
-    let change = judge_metric(case, b, a, rule);
+    let intervals = (rule.metric.interval(b), rule.metric.interval(a));
+    let change = Change { before_interval: intervals.0, after_interval: intervals.1, ..judge_metric(case, b, a, rule) };
     match failures(b, a) {
         Some(reason) => Change { verdict: Verdict::Failed, reason: Some(reason), ..change },
         None => change,
@@ -233,6 +240,8 @@ fn judge_metric(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
         interval: None,
         verdict: Verdict::Unjudged,
         reason: Some(reason),
+        before_interval: None,
+        after_interval: None,
     };
     let (Some(vb), Some(va)) = (before, after) else { return unjudged(metric.missing().to_string()) };
     if vb <= 0.0 || va <= 0.0 {
@@ -271,5 +280,16 @@ fn judge_metric(case: String, b: &Case, a: &Case, rule: Rule) -> Change {
     };
     let reason = (verdict == Verdict::Inconclusive)
         .then(|| format!("the interval reaches past ±{:.1}%: raise --rounds or -n to narrow it", t * 100.0));
-    Change { case, before, after, slowdown: Some(mid), interval: Some((s_low, s_high)), verdict, reason }
+    let (before_interval, after_interval) = (None, None);
+    Change {
+        case,
+        before,
+        after,
+        slowdown: Some(mid),
+        interval: Some((s_low, s_high)),
+        verdict,
+        reason,
+        before_interval,
+        after_interval,
+    }
 }

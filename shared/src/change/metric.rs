@@ -101,6 +101,20 @@ impl Metric {
         }
     }
 
+    /// The 95% interval of a case's figure: from its rounds' costs on a log scale ([`positive_interval`]), so
+    /// it never reaches zero or below, turned back into the metric's figure (a rate's bounds swap); a rate from
+    /// the file's spread where it kept fewer than two rounds with the figure. `None` when neither says.
+    pub fn interval(self, c: &Case) -> Option<(f64, f64)> {
+        let costs: Vec<f64> = c.rounds.iter().filter_map(|r| self.cost_of_round(r)).filter(|v| *v > 0.0).collect();
+        if costs.len() >= 2 {
+            let (lo, _, hi) = crate::inference::positive_interval(&costs);
+            let (a, b) = (self.from_cost(lo), self.from_cost(hi));
+            return Some((a.min(b), a.max(b)));
+        }
+        let spread = c.rate_wall_spread.filter(|s| self == Metric::Rate && s.rounds >= 2)?;
+        Some((spread.ci95_low, spread.ci95_high))
+    }
+
     /// `value` in this metric's unit, for reports: `12.3k req/s`, `41.0 µs/req`, `310 µs`.
     pub fn show(self, value: f64) -> String {
         match self {

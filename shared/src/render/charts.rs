@@ -187,6 +187,40 @@ fn open(width: f64, height: f64, title: &str) -> String {
     )
 }
 
+/// [`open`] with `title` also written over the plot in bold: the line charts' head.
+fn open_titled(width: f64, height: f64, title: &str) -> String {
+    let mut svg = open(width, height, title);
+    svg.push_str(&format!(r#"<text x="8" y="18" class="label" font-weight="bold">{}</text>"#, escape(title)));
+    svg
+}
+
+/// The line charts' frame: the y axis at `left` from `top` down to `bottom`, and the x axis to `right`.
+fn frame(out: &mut String, left: f64, top: f64, bottom: f64, right: f64) {
+    out.push_str(&format!(
+        r##"<path d="M{left} {top}V{bottom}H{right}" stroke="#57606a" fill="none" class="frame"/>"##
+    ));
+}
+
+/// How a line is drawn: its colour, its dash pattern (an attribute, or empty) and its class for a sheet.
+struct Ink<'a> {
+    colour: &'a str,
+    dash: &'a str,
+    class: &'a str,
+}
+
+/// A legend entry of a line chart at (`x`, `y`): a short stretch of the line as `ink` draws it, then `label`.
+fn legend_entry(out: &mut String, x: f64, y: f64, ink: &Ink<'_>, label: &str) {
+    out.push_str(&format!(
+        r#"<path d="M{x:.1} {:.1}h22" class="line {}" stroke="{}" stroke-width="2"{}/><text x="{:.1}" y="{y:.1}" class="label">{}</text>"#,
+        y - 4.0,
+        ink.class,
+        ink.colour,
+        ink.dash,
+        x + 28.0,
+        escape(label)
+    ));
+}
+
 /// Text made safe for HTML and SVG content and double-quoted attributes: the one escape of every markup
 /// renderer.
 pub fn escape(s: &str) -> String {

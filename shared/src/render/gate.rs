@@ -193,6 +193,8 @@ pub(super) struct TrendRow {
     /// Per run, in order: the case's figure and the gate's verdict on it against the run before (`None` in
     /// the first run it appears in); `None` where the run has no such case.
     pub points: Vec<Option<(f64, Option<Verdict>)>>,
+    /// Per run, the 95% interval of the case's figure, where its rounds give one.
+    pub intervals: Vec<Option<(f64, f64)>>,
 }
 
 /// Each case's figure per run, with whether the gate flags it slower than the run before.
@@ -204,15 +206,18 @@ pub(super) fn trend(runs: &[Run<'_>], rule: Rule) -> Vec<TrendRow> {
             let row = match table.iter().position(|row| row.case == c.case) {
                 Some(p) => p,
                 None => {
-                    table.push(TrendRow { case: c.case.clone(), points: vec![None; runs.len()] });
+                    let (points, intervals) = (vec![None; runs.len()], vec![None; runs.len()]);
+                    table.push(TrendRow { case: c.case.clone(), points, intervals });
                     table.len() - 1
                 }
             };
-            let points = &mut table[row].points;
-            if points[i].is_none() {
-                points[i] = c.before.map(|v| (v, None));
+            let row = &mut table[row];
+            if row.points[i].is_none() {
+                row.points[i] = c.before.map(|v| (v, None));
+                row.intervals[i] = c.before_interval;
             }
-            points[i + 1] = c.after.map(|v| (v, Some(c.verdict)));
+            row.points[i + 1] = c.after.map(|v| (v, Some(c.verdict)));
+            row.intervals[i + 1] = c.after_interval;
         }
     }
     table
@@ -234,6 +239,9 @@ pub(super) fn trend_chart(runs: &[Run<'_>], rows: Vec<TrendRow>, rule: Rule) -> 
         .map(|row| super::charts::Series {
             label: row.case,
             points: row.points.iter().enumerate().filter_map(|(i, p)| p.map(|(v, _)| ((i + 1) as f64, v))).collect(),
+            intervals: (row.intervals.iter().enumerate())
+                .filter_map(|(i, w)| w.map(|(lo, hi)| ((i + 1) as f64, lo, hi)))
+                .collect(),
         })
         .collect();
     let title = format!("{} over {} runs", rule.metric.describe(), runs.len());

@@ -4,6 +4,8 @@
 //! sizes also the body throughput (MB/s), where larger bodies trade requests for bytes.
 
 use super::charts::{scan_chart, scan_chart_labelled, Series};
+use crate::change::Metric;
+use crate::headline::rate_interval;
 use crate::model::Case;
 use crate::protocol::size_label;
 use crate::view::{LoadParts, Row};
@@ -51,9 +53,52 @@ const DIMENSIONS: [Dimension; 3] = [
     },
 ];
 
-/// The scan charts of `rows`: for each dimension with two values or more among them and a series that
-/// crosses two of them, the wall rate against it, and for body sizes the body throughput too. None when no
-/// scan ran.
+/// A figure a scan chart draws against a load dimension, with its 95% interval.
+struct Figure {
+    /// What it is, with its unit.
+    title: &'static str,
+    /// Drawn against body sizes only (bytes per second say nothing new against the other dimensions).
+    sizes_only: bool,
+    y: fn(&Case) -> Option<f64>,
+    interval: fn(&Case) -> Option<(f64, f64)>,
+}
+
+/// In milliseconds, a latency in nanoseconds.
+fn ms((lo, hi): (f64, f64)) -> (f64, f64) {
+    (lo / 1e6, hi / 1e6)
+}
+
+/// The rate, the body throughput, and the latency's median and 99th percentile: with the rate by requests in
+/// flight, the latencies make the throughput-latency view (where more load stops buying rate and starts
+/// costing latency).
+const FIGURES: [Figure; 4] = [
+    Figure { title: "Wall rate (requests/s)", sizes_only: false, y: |c| Some(c.rate_wall), interval: rate_interval },
+    Figure {
+        title: "Body throughput (MB/s)",
+        sizes_only: true,
+        y: |c| c.bytes_per_sec().map(|b| b / 1e6),
+        // The rate's interval, in the bytes each request brought.
+        interval: |c| {
+            let per_request = c.bytes_per_sec()? / 1e6 / c.rate_wall;
+            rate_interval(c).filter(|_| per_request.is_finite()).map(|(lo, hi)| (lo * per_request, hi * per_request))
+        },
+    },
+    Figure {
+        title: "Median latency (ms)",
+        sizes_only: false,
+        y: |c| c.latency_ns.map(|l| l.p50 / 1e6),
+        interval: |c| Metric::P50.interval(c).map(ms),
+    },
+    Figure {
+        title: "p99 latency (ms)",
+        sizes_only: false,
+        y: |c| c.latency_ns.map(|l| l.p99 / 1e6),
+        interval: |c| Metric::P99.interval(c).map(ms),
+    },
+];
+
+/// The scan charts of `rows`: for each dimension with two values or more among them, each figure of
+/// [`FIGURES`] that a series crosses two of them with. None when no scan ran.
 pub(super) fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
     let mut out = Vec::new();
     for d in &DIMENSIONS {
@@ -66,23 +111,12 @@ pub(super) fn scan_charts(rows: &[Row<'_>]) -> Vec<ScanChart> {
         if values.len() < 2 {
             continue;
         }
-        let rate = series(rows, d, &|c| Some(c.rate_wall));
-        if rate.iter().all(|s| s.points.len() < 2) {
-            continue;
-        }
-        out.push(ScanChart {
-            title: format!("Wall rate (requests/s) by {}", d.name),
-            x_name: d.name,
-            x_is_size: d.is_size,
-            series: rate,
-        });
-        if d.is_size {
-            out.push(ScanChart {
-                title: format!("Body throughput (MB/s) by {}", d.name),
-                x_name: d.name,
-                x_is_size: true,
-                series: series(rows, d, &|c| c.bytes_per_sec().map(|b| b / 1e6)),
-            });
+        for f in FIGURES.iter().filter(|f| d.is_size || !f.sizes_only) {
+            let series = series(rows, d, f);
+            if series.iter().any(|s| s.points.len() >= 2) {
+                let title = format!("{} by {}", f.title, d.name);
+                out.push(ScanChart { title, x_name: d.name, x_is_size: d.is_size, series });
+            }
         }
     }
     out
@@ -105,16 +139,21 @@ pub(super) fn scan_figures(rows: &[Row<'_>]) -> String {
 }
 
 /// The rows as series along dimension `d`: grouped by their label without `d`'s part, in order of first
-/// appearance, each point (`d`'s value, `y` of the case).
-fn series(rows: &[Row<'_>], d: &Dimension, y: &dyn Fn(&Case) -> Option<f64>) -> Vec<Series> {
+/// appearance, each point (`d`'s value, figure `f` of the case) with its interval where it has one.
+fn series(rows: &[Row<'_>], d: &Dimension, f: &Figure) -> Vec<Series> {
     let mut out: Vec<Series> = Vec::new();
     for row in rows {
-        let (Some(x), Some(y)) = ((d.x)(row.case), y(row.case)) else { continue };
+        let (Some(x), Some(y)) = ((d.x)(row.case), (f.y)(row.case)) else { continue };
         let label = without_part(&row.label, (d.part)(row.case));
-        match out.iter_mut().find(|s| s.label == label) {
-            Some(s) => s.points.push((x, y)),
-            None => out.push(Series { label, points: vec![(x, y)] }),
-        }
+        let s = match out.iter().position(|s| s.label == label) {
+            Some(i) => &mut out[i],
+            None => {
+                out.push(Series { label, points: Vec::new(), intervals: Vec::new() });
+                out.last_mut().expect("just pushed")
+            }
+        };
+        s.points.push((x, y));
+        s.intervals.extend((f.interval)(row.case).map(|(lo, hi)| (x, lo, hi)));
     }
     out
 }
@@ -159,8 +198,10 @@ mod tests {
         let charts = scan_charts(&rows(&[Source::new(&r)]));
         assert_eq!(charts.len(), 1, "{charts:?}");
         assert_eq!(charts[0].x_name, "requests in flight");
-        let curl = Series { label: "curl".into(), points: vec![(1.0, 100.0), (4.0, 350.0)] };
-        let raw = Series { label: "raw".into(), points: vec![(1.0, 300.0), (4.0, 900.0)] };
+        let series =
+            |label: &str, points: Vec<(f64, f64)>| Series { label: label.into(), points, intervals: Vec::new() };
+        let (curl, raw) =
+            (series("curl", vec![(1.0, 100.0), (4.0, 350.0)]), series("raw", vec![(1.0, 300.0), (4.0, 900.0)]));
         assert_eq!(charts[0].series, [curl, raw]);
     }
 
@@ -189,6 +230,46 @@ mod tests {
         assert_eq!(labels, ["curl/c1", "curl/c8"], "by body size: a line per concurrency");
         // 400 requests/s of 64 KiB bodies: 26.2 MB/s.
         assert!((charts[2].series[0].points[1].1 - 26.2144).abs() < 1e-9, "{:?}", charts[2].series);
+    }
+
+    #[test]
+    fn a_scan_with_latencies_and_rounds_draws_the_throughput_latency_view_with_intervals() {
+        let mut r = fixture::report(EnvironmentKind::Native);
+        r.cases = [(1, 1.0), (4, 2.0)]
+            .map(|(n, slower)| {
+                let mut c = case("curl", n, None, 1000.0 * n as f64 / slower);
+                let (p50, p99) = (1e6 * slower, 3e6 * slower);
+                let (min, mean, stddev, p90, p999, max) = (p50, p50, 0.0, p99, p99, p99);
+                c.latency_ns = Some(crate::model::Latency { min, mean, stddev, p50, p90, p99, p999, max });
+                // Three rounds of 100 requests, their p50 and p99 a little apart.
+                c.rounds = [0.95, 1.0, 1.05]
+                    .map(|k| crate::model::Round {
+                        iterations: 100,
+                        ok: 100,
+                        wall_secs: 0.1 * k * slower / n as f64,
+                        cpu_secs: None,
+                        latency_p50_ns: Some(1e6 * k * slower),
+                        latency_p99_ns: Some(3e6 * k * slower),
+                    })
+                    .to_vec();
+                c
+            })
+            .to_vec();
+        let charts = scan_charts(&rows(&[Source::new(&r)]));
+        let titles: Vec<&str> = charts.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "Wall rate (requests/s) by requests in flight",
+                "Median latency (ms) by requests in flight",
+                "p99 latency (ms) by requests in flight"
+            ]
+        );
+        let p99 = &charts[2].series[0];
+        assert_eq!(p99.points, [(1.0, 3.0), (4.0, 6.0)]);
+        let (x, lo, hi) = p99.intervals[1];
+        assert!(x == 4.0 && lo < 6.0 && hi > 6.0 && lo > 5.0 && hi < 7.0, "{:?}", p99.intervals);
+        assert_eq!(charts[0].series[0].intervals.len(), 2, "the rate's intervals too");
     }
 
     #[test]

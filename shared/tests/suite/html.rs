@@ -98,8 +98,9 @@ fn a_single_case_reports_its_rate_as_the_summary() {
     assert!(page.contains("curl ran at "), "{page}");
 }
 
-/// A scan draws the rate against each scanned dimension (and the throughput against body size), one line per
-/// client and other level, and a statistics table per load level.
+/// A scan draws the rate and the latency's p50 and p99 against each scanned dimension (and the throughput
+/// against body size), one line per client and other level, each point with its interval, and a statistics
+/// table per load level.
 #[test]
 fn a_scan_has_its_charts_and_a_table_per_level() {
     let r = scan();
@@ -109,7 +110,10 @@ fn a_scan_has_its_charts_and_a_table_per_level() {
     let start = page.find("<h2>Scans</h2>").expect("a scan section");
     let end = start + page[start..].find("</section>").unwrap();
     let scans = &page[start..end];
-    assert_eq!(scans.matches("<svg").count(), 3);
+    // By requests in flight: rate, p50, p99; by body size: rate, MB/s, p50, p99. With their intervals.
+    assert_eq!(scans.matches("<svg").count(), 7);
+    assert!(scans.contains(">p99 latency (ms) by requests in flight</text>"), "{scans}");
+    assert!(scans.contains("class=\"whisker s0\""), "{scans}");
     for legend in ["curl/1k", "raw/64k", "curl/c1", "raw/c8"] {
         assert!(scans.contains(&format!(">{legend}</text>")), "{legend} in a legend");
     }

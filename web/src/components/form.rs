@@ -76,12 +76,12 @@ impl FormState {
         self.raw()
     }
 
-    /// A preset: `count` requests in `rounds` rounds after `warmup`, by count.
-    fn preset(&self, count: &str, warmup: &str, rounds: &str) {
-        self.count.set(count.into());
-        self.warmup.set(warmup.into());
-        self.rounds.set(rounds.into());
-        self.duration.set(String::new());
+    /// A preset: the count, warm-up, rounds and duration of `plan`.
+    fn preset(&self, plan: &RawPlan) {
+        self.count.set(plan.count.clone());
+        self.warmup.set(plan.warmup.clone());
+        self.rounds.set(plan.rounds.clone());
+        self.duration.set(plan.duration.clone());
     }
 
     /// The values to check and run.
@@ -178,6 +178,30 @@ fn Choice(
         </select>
     }
 }
+
+/// A button beside Run that sets the amount to measure.
+struct Preset {
+    /// Its `data-testid`.
+    id: &'static str,
+    text: &'static str,
+    /// Whose count, warm-up, rounds and duration it sets.
+    plan: fn() -> RawPlan,
+}
+
+/// A quick look, and the page's defaults back.
+const PRESETS: [Preset; 2] = [
+    Preset {
+        id: "preset-quick",
+        text: "Quick: 100 requests",
+        plan: || RawPlan {
+            count: "100".into(),
+            warmup: "10".into(),
+            rounds: "3".into(),
+            ..RawPlan::page_defaults(String::new())
+        },
+    },
+    Preset { id: "preset-default", text: "Defaults", plan: || RawPlan::page_defaults(String::new()) },
+];
 
 /// The fields in the order the form shows them: errors are said and focused in it.
 const FORM_ORDER: [Field; 13] = [
@@ -326,6 +350,13 @@ pub(super) fn SettingsForm(
         }
     };
     let estimate = move || state.own.with(|last| estimate(&form.tracked(), last.as_ref()));
+    let presets = PRESETS.map(|p| {
+        view! {
+            <button type="button" data-testid=p.id disabled=running on:click=move |_| form.preset(&(p.plan)())>
+                {p.text}
+            </button>
+        }
+    });
     let boxes = form.clients.get_value().into_iter();
     // One line per client: its name and what it is, from shared's catalog.
     let about = |name: &str| client(EnvironmentKind::Browser, name).map_or("", |c| c.about);
@@ -383,22 +414,7 @@ pub(super) fn SettingsForm(
                 <button type="button" data-testid="cancel" disabled=move || !running() on:click=move |_| state.stop()>
                     "Cancel"
                 </button>
-                <button
-                    type="button"
-                    data-testid="preset-quick"
-                    disabled=running
-                    on:click=move |_| form.preset("100", "10", "3")
-                >
-                    "Quick: 100 requests"
-                </button>
-                <button
-                    type="button"
-                    data-testid="preset-default"
-                    disabled=running
-                    on:click=move |_| form.preset("500", "20", "5")
-                >
-                    "Default: 500"
-                </button>
+                {presets}
             </div>
             <p class="estimate" data-testid="estimate">{estimate}</p>
         </form>

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, open};
+use super::{escape, frame, legend_entry, open_titled, Ink};
 use crate::model::Latency;
 use crate::units::duration_ns;
 
@@ -62,8 +62,7 @@ pub fn percentile_plot(title: &str, curves: &[Curve<'_>]) -> String {
     let y_at = |ns: f64| bottom - PLOT_H * (ns.max(1.0).log10() - lo) / (hi - lo);
     let x_at = |nines: f64| LEFT + 8.0 + (WIDTH - LEFT - RIGHT - 16.0) * nines / 3.5;
     let height = bottom + 40.0 + curves.len().div_ceil(2) as f64 * LEGEND_ROW;
-    let mut svg = open(WIDTH, height, title);
-    let _ = write!(svg, r#"<text x="8" y="18" class="label" font-weight="bold">{}</text>"#, escape(title));
+    let mut svg = open_titled(WIDTH, height, title);
     let right = WIDTH - RIGHT;
     for decade in lo as i32..=hi as i32 {
         let y = y_at(10f64.powi(decade));
@@ -80,7 +79,7 @@ pub fn percentile_plot(title: &str, curves: &[Curve<'_>]) -> String {
         let _ =
             write!(svg, r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle" class="axis">{name}</text>"#, bottom + 16.0);
     }
-    let _ = write!(svg, r##"<path d="M{LEFT} {TOP}V{bottom}H{right}" stroke="#57606a" fill="none" class="frame"/>"##);
+    frame(&mut svg, LEFT, TOP, bottom, right);
     let mut seen: Vec<&str> = Vec::new();
     let one_environment = curves.iter().all(|c| c.environment == curves[0].environment);
     for (i, c) in curves.iter().enumerate() {
@@ -114,13 +113,7 @@ pub fn percentile_plot(title: &str, curves: &[Curve<'_>]) -> String {
         }
         let column_w = (WIDTH - LEFT - RIGHT) / 2.0;
         let (x, y) = (LEFT + column_w * (i % 2) as f64, bottom + 40.0 + LEGEND_ROW * (i / 2) as f64);
-        let _ = write!(
-            svg,
-            r#"<path d="M{x:.1} {:.1}h22" class="line {env}" stroke="{ink}" stroke-width="2"{dash}/><text x="{:.1}" y="{y:.1}" class="label">{}</text>"#,
-            y - 4.0,
-            x + 28.0,
-            escape(c.label)
-        );
+        legend_entry(&mut svg, x, y, &Ink { colour: ink, dash, class: &env }, c.label);
     }
     svg.push_str("</svg>");
     svg

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, open};
+use super::{escape, frame, legend_entry, open_titled, Ink};
 
 /// One line of a scan chart.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +14,8 @@ pub struct Series {
     pub label: String,
     /// (parameter value, figure) pairs; drawn in parameter order, non-finite values left out.
     pub points: Vec<(f64, f64)>,
+    /// (parameter value, low, high): the 95% interval of the figure at that value, drawn as a whisker.
+    pub intervals: Vec<(f64, f64, f64)>,
 }
 
 /// Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2008), its yellow (too pale on white)
@@ -47,15 +49,15 @@ pub fn scan_chart_labelled(title: &str, x_name: &str, series: &[Series], x_label
     let lines: Vec<Vec<(f64, f64)>> = series.iter().map(|s| finite_sorted(&s.points)).collect();
     let xs: Vec<f64> = lines.iter().flatten().map(|p| p.0).collect();
     let x = XAxis::new(&xs);
-    let top = lines.iter().flatten().map(|p| p.1).fold(0.0, f64::max);
+    let highs = series.iter().flat_map(|s| s.intervals.iter().map(|w| w.2)).filter(|v| v.is_finite());
+    let top = lines.iter().flatten().map(|p| p.1).chain(highs).fold(0.0, f64::max);
     let (y_hi, y_ticks) = y_ticks(top);
     let bottom = TOP + PLOT_H;
     let legend_rows = series.len().div_ceil(LEGEND_COLUMNS) as f64;
     let height = bottom + 48.0 + legend_rows * LEGEND_ROW;
     // `write!` into the one string throughout, not `format!` and `push_str`: fewer copies, and less code in
     // the page, which draws these charts too.
-    let mut svg = open(WIDTH, height, title);
-    let _ = write!(svg, r#"<text x="8" y="18" class="label" font-weight="bold">{}</text>"#, escape(title));
+    let mut svg = open_titled(WIDTH, height, title);
     let y_at = |v: f64| bottom - PLOT_H * v / y_hi;
     for t in &y_ticks {
         let _ = write!(
@@ -69,19 +71,20 @@ pub fn scan_chart_labelled(title: &str, x_name: &str, series: &[Series], x_label
         );
     }
     x.ticks(&mut svg, bottom, x_label);
+    frame(&mut svg, LEFT, TOP, bottom, WIDTH - RIGHT);
     let _ = write!(
         svg,
-        r#"<path d="M{LEFT} {TOP}V{bottom}H{r}" stroke="{INK}" fill="none" class="frame"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}{}</text>"#,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}{}</text>"#,
         LEFT + (WIDTH - LEFT - RIGHT) / 2.0,
         bottom + 34.0,
         escape(x_name),
         if x.log { " (log scale)" } else { "" },
-        r = WIDTH - RIGHT,
     );
     for (i, (s, points)) in series.iter().zip(&lines).enumerate() {
         let at = Place { x: &|v| x.at(v), y: &y_at, x_label };
+        whiskers(&mut svg, i, &s.intervals, &at);
         line(&mut svg, i, &s.label, x_name, points, &at);
-        legend_entry(&mut svg, i, &s.label, bottom + 52.0);
+        legend(&mut svg, i, &s.label, bottom + 52.0);
     }
     svg.push_str("</svg>");
     svg
@@ -127,21 +130,31 @@ fn line(out: &mut String, i: usize, label: &str, x_name: &str, points: &[(f64, f
     }
 }
 
-/// Series `i`'s entry in the legend, which starts at `top`.
-fn legend_entry(out: &mut String, i: usize, label: &str, top: f64) {
+/// Series `i`'s 95% intervals, each a vertical whisker with caps, in the series' colour.
+fn whiskers(out: &mut String, i: usize, intervals: &[(f64, f64, f64)], at: &Place<'_>) {
+    let (colour, _) = style(i);
+    for &(x, lo, hi) in intervals.iter().filter(|(x, lo, hi)| x.is_finite() && lo.is_finite() && hi.is_finite()) {
+        let (x, lo, hi) = ((at.x)(x), (at.y)(lo), (at.y)(hi));
+        let _ = write!(
+            out,
+            r#"<path d="M{x:.1} {lo:.1}V{hi:.1}M{:.1} {lo:.1}h6M{:.1} {hi:.1}h6" class="whisker s{}" stroke="{colour}" stroke-width="1"/>"#,
+            x - 3.0,
+            x - 3.0,
+            i % PALETTE.len()
+        );
+    }
+}
+
+/// Series `i`'s entry in the legend, which starts at `top`: its line, and its marker on it.
+fn legend(out: &mut String, i: usize, label: &str, top: f64) {
     let (colour, dash) = style(i);
     let column_w = (WIDTH - LEFT - RIGHT) / LEGEND_COLUMNS as f64;
     let x = LEFT + column_w * (i % LEGEND_COLUMNS) as f64;
     let y = top + LEGEND_ROW * (i / LEGEND_COLUMNS) as f64;
-    let _ = write!(
-        out,
-        r#"<path d="M{x:.1} {:.1}h20" stroke="{colour}" stroke-width="2"{dash}/><circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{colour}"/><text x="{:.1}" y="{y:.1}" class="label">{}</text>"#,
-        y - 4.0,
-        x + 10.0,
-        y - 4.0,
-        x + 26.0,
-        escape(label)
-    );
+    let class = format!("s{}", i % PALETTE.len());
+    legend_entry(out, x, y, &Ink { colour, dash, class: &class }, label);
+    let _ =
+        write!(out, r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" class="{class}" fill="{colour}"/>"#, x + 11.0, y - 4.0);
 }
 
 /// The parameter axis: its range, whether it is logarithmic, and where its ticks go.
@@ -282,7 +295,16 @@ mod tests {
     use super::*;
 
     fn series(label: &str, points: &[(f64, f64)]) -> Series {
-        Series { label: label.into(), points: points.to_vec() }
+        Series { label: label.into(), points: points.to_vec(), intervals: Vec::new() }
+    }
+
+    #[test]
+    fn intervals_are_whiskers_and_the_axis_holds_them() {
+        let mut s = series("curl", &[(1.0, 100.0), (4.0, 300.0)]);
+        s.intervals = vec![(1.0, 90.0, 110.0), (4.0, 250.0, 420.0)];
+        let svg = scan_chart("Rate", "requests in flight", &[s]);
+        assert_eq!(svg.matches(r#"class="whisker s0""#).count(), 2, "{svg}");
+        assert!(svg.contains(">500</text>"), "the axis reaches past the highest bound, 420: {svg}");
     }
 
     #[test]
@@ -319,7 +341,7 @@ mod tests {
             &[series("curl/<reuse>", &[(4.0, 300.0), (1.0, 100.0), (16.0, f64::NAN)]), series("raw", &[(1.0, 50.0)])],
         );
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-        assert_eq!(svg.matches(r#"class="line s"#).count(), 2);
+        assert_eq!(svg.matches(r#"class="line s"#).count(), 4, "two lines and their legend entries");
         assert!(
             svg.contains(r##"class="line s0" stroke="#0072b2""##)
                 && svg.contains(r##"class="line s1" stroke="#d55e00""##)
