@@ -68,10 +68,23 @@ else
   echo "test result: FAILED. 0 passed; 1 failed; 0 ignored (scripts/run.sh --browser all -n 50 exited $readme_status)" >target/test-output-readme.txt
 fi
 
-if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ] || [ "$readme_ok" -ne 1 ]; then
-  echo "tests failed (page tests: exit $wasm_status, native tests: exit $native_status, README command: exit $readme_status)" >&2
+# Installed like its peers: `cargo install --path cli` builds the page (built above) into the binary, which then
+# serves it and runs --browser from a folder with no checkout. The release build above is reused (same target
+# folder, profile and lock).
+step "install: cargo install --path cli, then serve and run --browser from an unrelated folder"
+install_ok=0
+if bash scripts/install-check.sh >target/install-check.txt 2>&1; then
+  install_ok=1
+  echo "test result: ok. 1 passed; 0 failed; 0 ignored (cargo install --path cli, run --browser elsewhere)" >target/test-output-install.txt
+else
+  tail -n 30 target/install-check.txt >&2
+  echo "test result: FAILED. 0 passed; 1 failed; 0 ignored (cargo install --path cli, run --browser elsewhere)" >target/test-output-install.txt
+fi
+
+if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ] || [ "$readme_ok" -ne 1 ] || [ "$install_ok" -ne 1 ]; then
+  echo "tests failed (page tests: exit $wasm_status, native tests: exit $native_status, README command: exit $readme_status, install: $install_ok of 1)" >&2
 fi
 # cargo's own summary lines of both runs, added up: one line that says what ran.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i; exit (f > 0) }' \
-  target/test-output-wasm.txt target/test-output.txt target/test-output-readme.txt
-[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ] && [ "$readme_ok" -eq 1 ]
+  target/test-output-wasm.txt target/test-output.txt target/test-output-readme.txt target/test-output-install.txt
+[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ] && [ "$readme_ok" -eq 1 ] && [ "$install_ok" -eq 1 ]

@@ -192,7 +192,10 @@ fn start_server(
         extra.extend(["--tls".into(), "--http".into(), http.into()]);
     }
     if let (Some(b), Some(results)) = (&options.browser, results) {
-        extra.extend(["--page-dir".into(), b.page_dir.clone().into_os_string()]);
+        // The server finds the embedded page by itself; a folder is named (the run may have been given one).
+        if let crate::server::page::Page::Dir(dir) = &b.page {
+            extra.extend(["--page-dir".into(), dir.clone().into_os_string()]);
+        }
         extra.extend(["--results-dir".into(), results.as_os_str().to_owned()]);
     }
     Ok(match (&options.url, &options.browser) {

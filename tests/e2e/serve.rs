@@ -105,7 +105,7 @@ fn a_missing_page_says_how_to_build_it() {
     }
     let (code, _, err) = crate::support::cli::run(&["serve", "--port", "0", "--page-dir", "/nonexistent-page"]);
     assert_eq!(code, 2);
-    assert!(err.contains("/nonexistent-page") && err.contains("scripts/run.sh --browser"), "{err}");
+    assert!(err.contains("/nonexistent-page") && err.contains("scripts/build-page.sh"), "{err}");
 }
 
 #[test]
@@ -230,4 +230,49 @@ fn precompressed_assets_go_to_browsers_that_take_gzip() {
     // A twin is never reached by its own name through another file's path, nor outside the page.
     let (head, _) = ask("/app/link.txt", "Accept-Encoding: gzip\r\n");
     assert!(head.starts_with("http/1.1 404"), "{head}");
+}
+
+/// The page travels inside the binary: a copy of it placed where no checkout is (no `./dist`, no `dist/` beside a
+/// `target/`) serves the page it was built with, gzip twins included, and says so; `run --browser` finds it the
+/// same way (scripts/install-check.sh runs that against a real `cargo install`). With `--page-dir` a folder
+/// still comes first.
+#[test]
+#[ignore = "needs the built page (dist/) when the binary was built: scripts/test.sh builds it first"]
+fn a_copy_of_the_binary_away_from_any_checkout_serves_the_page_built_into_it() {
+    let dist = crate::support::site::dist();
+    let away = crate::support::scratch("page-built-in");
+    let bin = away.join("bin/x/httpbench");
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_httpbench"), &bin).unwrap();
+    let mut child = std::process::Command::new(&bin)
+        .args(["serve", "--port", "0"])
+        .current_dir(&away)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").expect("the address first").to_string();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut err, &mut said).unwrap();
+    assert!(said.contains("/app/ (built into this binary)"), "{said}");
+    let (head, body) = get(&url, "/app/");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(body, std::fs::read(dist.join("index.html")).unwrap(), "the very page of dist/");
+    let wasm = std::fs::read_dir(&dist)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .find(|n| n.ends_with("_bg.wasm"))
+        .expect("a wasm in dist/");
+    let request = format!("GET /app/{wasm} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n");
+    let (head, body) = exchange(&url, request.as_bytes());
+    assert!(head.to_ascii_lowercase().contains("content-encoding: gzip"), "{head}");
+    assert_eq!(body, std::fs::read(dist.join(format!("{wasm}.gz"))).unwrap(), "its gzip twin");
+    let (head, _) = get(&url, "/app/../Cargo.toml");
+    assert!(head.starts_with("HTTP/1.1 404") || head.starts_with("HTTP/1.1 400"), "{head}");
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -1,8 +1,6 @@
 //! The checked options of the browser half ([`BrowserOptions`]), as the run's options check them: the browser
 //! code is handed these values, never the run's whole options.
 
-use std::path::PathBuf;
-
 use httpbench_shared::model::Pin;
 use httpbench_shared::session::Matrix;
 
@@ -17,8 +15,8 @@ pub struct BrowserOptions {
     /// clients, less what the engine cannot speak (the page builds the same matrix from its query and its
     /// engine); each checked to hold a case to run.
     pub matrices: Vec<Matrix>,
-    /// The built page.
-    pub page_dir: PathBuf,
+    /// The built page: a folder, or the copy built into this binary.
+    pub(crate) page: crate::server::page::Page,
     /// The browsers' placement, relative to the embedded server.
     pub pin: Pin,
 }

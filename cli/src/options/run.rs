@@ -16,7 +16,7 @@ use crate::clients::Client;
 use crate::usage::{usage, Usage};
 
 use super::clients::{parse_client_cmds, parse_clients};
-use super::serve::page_dir;
+use super::serve::page;
 
 /// Checked options of `httpbench run`.
 #[derive(Debug, Clone)]
@@ -91,9 +91,9 @@ fn browser_options(a: &RunArgs, matrices: Vec<Matrix>) -> Result<Option<BrowserO
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(Usage)?;
-    let page_dir = page_dir(a.page_dir.as_deref())?
-        .ok_or_else(|| Usage(format!("--browser needs the built page: {}", crate::server::page::HOW_TO_BUILD)))?;
-    Ok(Some(BrowserOptions { binaries, matrices, page_dir, pin: a.browser_pin }))
+    let page = page(a.page_dir.as_deref())?
+        .ok_or_else(|| Usage(format!("--browser needs the page: {}", crate::server::page::HOW_TO_BUILD)))?;
+    Ok(Some(BrowserOptions { binaries, matrices, page, pin: a.browser_pin }))
 }
 
 /// `-n` when neither a count nor a duration is given: a stable figure in a few seconds per case.

@@ -5,6 +5,7 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use crate::args::ServeArgs;
+use crate::server::page::Page;
 use crate::server::ServeOptions;
 use crate::usage::{usage, Usage};
 
@@ -19,7 +20,7 @@ pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         Some(n) => n,
         None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
     };
-    let page_dir = page_dir(a.page_dir.as_deref())?;
+    let page = page(a.page_dir.as_deref())?;
     let allowed_origins = a
         .allow_origin
         .iter()
@@ -42,7 +43,7 @@ pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
         port: a.port,
         threads,
         cpu: a.cpu,
-        page_dir,
+        page,
         results_dir: Some(a.results_dir.clone()),
         open: a.open,
         quiet: a.quiet,
@@ -57,21 +58,26 @@ pub(crate) fn serve_options(a: &ServeArgs) -> Result<ServeOptions, Usage> {
     })
 }
 
-/// `--page-dir`, checked to hold a built page; without the flag, the default page if one is built.
-pub(super) fn page_dir(given: Option<&Path>) -> Result<Option<PathBuf>, Usage> {
+/// `--page-dir`, checked to hold a built page; without the flag, the default page if there is one.
+pub(super) fn page(given: Option<&Path>) -> Result<Option<Page>, Usage> {
     match given {
-        Some(d) if d.join("index.html").is_file() => Ok(Some(d.to_path_buf())),
-        Some(d) => {
-            usage(format!("--page-dir {}: no index.html there; {}", d.display(), crate::server::page::HOW_TO_BUILD))
-        }
-        None => Ok(default_page_dir()),
+        Some(d) => match Page::dir(d) {
+            Some(p) => Ok(Some(p)),
+            None => usage(format!(
+                "--page-dir {}: no index.html there; give the folder scripts/build-page.sh builds (dist/)",
+                d.display()
+            )),
+        },
+        None => Ok(default_page()),
     }
 }
 
-/// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`).
-pub(super) fn default_page_dir() -> Option<PathBuf> {
+/// `./dist`, else `dist/` of the repository this binary was built in (`target/<profile>/httpbench`), else the
+/// page built into this binary: a page being worked on comes before the copy the binary was built with.
+pub(super) fn default_page() -> Option<Page> {
     let here = PathBuf::from("dist");
     let beside_target =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.parent()?.parent()?.join("dist")));
-    [Some(here), beside_target].into_iter().flatten().find(|d| d.join("index.html").is_file())
+    let dirs = [Some(here), beside_target].into_iter().flatten();
+    dirs.filter_map(|d| Page::dir(&d)).next().or_else(Page::embedded)
 }

@@ -65,7 +65,7 @@ async fn handle(state: Arc<State>, conn: &Conn, req: Request<Incoming>) -> Respo
     } else if is_read && (path == HANDSHAKES_PATH || path == CONNECTIONS_PATH) {
         counters(&state, conn, &path, req.uri().query())
     } else if is_read && (path == page::PREFIX || path.starts_with("/app/")) {
-        page::respond(state.page_dir.as_deref(), &path, page::takes_gzip(req.headers()))
+        page::respond(state.page.as_ref(), &path, page::takes_gzip(req.headers()))
     } else {
         if let Some(tag) = httpbench_shared::protocol::conns_tag(req.uri().query()) {
             state.tags.note(&conn.tags, tag, std::time::Instant::now());

@@ -61,8 +61,8 @@ pub(crate) struct ServeOptions {
     pub threads: usize,
     /// CPU to pin the server to (all its threads), if any.
     pub cpu: Option<usize>,
-    /// The built page (trunk's `dist/`), served under `/app/`, if found.
-    pub page_dir: Option<PathBuf>,
+    /// The built page (trunk's `dist/`, or the copy built into this binary), served under `/app/`, if found.
+    pub page: Option<page::Page>,
     /// Where posted result files are saved; `None` prints them only.
     pub results_dir: Option<PathBuf>,
     /// Open the page in the default browser once listening.
@@ -95,8 +95,8 @@ pub(crate) const PIN_LINE: &str = "SPKI pin: ";
 /// What the request handler needs.
 #[derive(Debug, Default)]
 pub(crate) struct State {
-    /// The page directory.
-    pub page_dir: Option<PathBuf>,
+    /// The page.
+    pub page: Option<page::Page>,
     /// The results folder.
     pub results_dir: Option<PathBuf>,
     /// Print saved results as [`SAVED_LINE`]s on stdout, no summary line (a parent program reports them).
@@ -158,7 +158,7 @@ pub(crate) fn run_foreground(options: &ServeOptions) -> anyhow::Result<()> {
             announce(options, &base);
         }
         let state = Arc::new(State {
-            page_dir: options.page_dir.clone(),
+            page: options.page.clone(),
             results_dir: options.results_dir.clone(),
             quiet: options.quiet,
             handshakes: Default::default(),
@@ -238,9 +238,9 @@ pub(crate) fn display_addr(addr: SocketAddr) -> String {
 /// results go, and open the browser if asked.
 fn announce(options: &ServeOptions, base: &str) {
     let page = format!("{base}app/");
-    match &options.page_dir {
-        Some(dir) => eprintln!("httpbench serve: page {page} (from {})", dir.display()),
-        None => eprintln!("httpbench serve: no built page found: {}", page::HOW_TO_BUILD),
+    match &options.page {
+        Some(p) => eprintln!("httpbench serve: page {page} ({})", p.describe()),
+        None => eprintln!("httpbench serve: no page: {}", page::HOW_TO_BUILD),
     }
     if let Some(dir) = &options.results_dir {
         let also = match options.allowed_origins.as_slice() {

@@ -1,7 +1,9 @@
 //! Serving the built page (trunk's `dist/`) under `/app/`, with the cross-origin isolation headers that give
-//! the page a 5 µs timer. Paths are decoded and checked segment by segment, then the file's real path must
-//! still lie inside the page directory, so no request (`..`, encoded dots, symlinks) escapes it.
+//! the page a 5 µs timer, from a folder or from the copy built into this binary ([`Page`]). Paths are decoded
+//! and checked segment by segment, then a folder's file's real path must still lie inside the folder, so no
+//! request (`..`, encoded dots, symlinks) escapes it; the embedded copy is looked up by name only.
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 
 use hyper::header::{self, HeaderValue};
@@ -12,14 +14,75 @@ use super::body::TargetBody;
 /// Where the page is served.
 pub(crate) const PREFIX: &str = "/app";
 
-/// How to build the page, for messages.
-pub(crate) const HOW_TO_BUILD: &str = "run `scripts/run.sh --browser ...` from the repository (it installs the page's \
-     tools and builds dist/), or build it with scripts/setup-web.sh then scripts/build-page.sh, or pass --page-dir DIR";
+/// How to get the page, for messages: this binary was built without one and none is in `./dist`.
+pub(crate) const HOW_TO_BUILD: &str =
+    "this httpbench was built without its page and found none in ./dist: in a checkout \
+     of httpbench, scripts/build-page.sh builds it (scripts/run.sh --browser installs its tools too) and `cargo \
+     install --path cli` then builds it into the binary; or pass --page-dir DIR";
 
-/// Answer a GET under [`PREFIX`]: `path` is the request path, `dir` the page directory if any; `gzip` when
-/// the browser takes gzip (`Accept-Encoding`), which gets a file's precompressed twin (`file.gz`, written by
+/// Where the page's files come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Page {
+    /// A built page's folder: `--page-dir`, `./dist`, or `dist/` beside the repository's `target/`.
+    Dir(PathBuf),
+    /// The page built into this binary (from `dist/` when it was compiled; see build.rs).
+    Embedded,
+}
+
+/// The page built into this binary: every file of the folder build.rs named, or none.
+#[derive(rust_embed::Embed)]
+#[folder = "$HTTPBENCH_EMBEDDED_PAGE"]
+#[allow_missing = true]
+struct Embedded;
+
+impl Page {
+    /// A folder that holds a built page (an `index.html`).
+    pub(crate) fn dir(dir: &Path) -> Option<Page> {
+        dir.join("index.html").is_file().then(|| Page::Dir(dir.to_path_buf()))
+    }
+
+    /// The page built into this binary, if it was built with one.
+    pub(crate) fn embedded() -> Option<Page> {
+        Embedded::get("index.html").map(|_| Page::Embedded)
+    }
+
+    /// Where it is, for messages.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Page::Dir(dir) => format!("from {}", dir.display()),
+            Page::Embedded => "built into this binary".to_string(),
+        }
+    }
+
+    /// The bytes of file `rel` (checked by [`inside`] for a folder), or of its gzip twin when `gzip` and it
+    /// has one: (bytes, whether they are the twin).
+    fn file(&self, rel: &str, gzip: bool) -> Option<(Cow<'static, [u8]>, bool)> {
+        let twin = format!("{rel}.gz");
+        match self {
+            Page::Dir(dir) => {
+                let dir = Page::dir(dir).map(|_| dir)?;
+                let file = inside(dir, rel)?;
+                let packed = gzip.then(|| inside(dir, &twin)).flatten();
+                // Through the one capped reader: a file swapped for a FIFO or a device after the check is still
+                // refused.
+                let read = |p: &Path| crate::files::read_capped(p, MAX_FILE_BYTES).ok().map(Cow::Owned);
+                match packed {
+                    Some(gz) => Some((read(&gz)?, true)),
+                    None => Some((read(&file)?, false)),
+                }
+            }
+            Page::Embedded => match gzip.then(|| Embedded::get(&twin)).flatten() {
+                Some(gz) => Some((gz.data, true)),
+                None => Some((Embedded::get(rel)?.data, false)),
+            },
+        }
+    }
+}
+
+/// Answer a GET under [`PREFIX`]: `path` is the request path, `page` the page if any; `gzip` when the
+/// browser takes gzip (`Accept-Encoding`), which gets a file's precompressed twin (`file.gz`, written by
 /// scripts/build-page.sh) where there is one: the wasm in 290 KB instead of 700.
-pub(crate) fn respond(dir: Option<&Path>, path: &str, gzip: bool) -> Response<TargetBody> {
+pub(crate) fn respond(page: Option<&Page>, path: &str, gzip: bool) -> Response<TargetBody> {
     let rest = &path[PREFIX.len()..];
     if rest.is_empty() {
         // Relative asset URLs need the trailing slash.
@@ -28,27 +91,21 @@ pub(crate) fn respond(dir: Option<&Path>, path: &str, gzip: bool) -> Response<Ta
         r.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/app/"));
         return r;
     }
-    let Some(dir) = dir.filter(|d| d.join("index.html").is_file()) else {
-        return message(StatusCode::NOT_FOUND, &format!("The page is not built here: {HOW_TO_BUILD}."));
+    let Some(page) = page else {
+        return message(StatusCode::NOT_FOUND, &format!("The page is not here: {HOW_TO_BUILD}."));
     };
     let rel = match rest.strip_prefix('/').map(decode) {
         Some(Some(r)) if r.is_empty() => "index.html".to_string(),
         Some(Some(r)) => r,
         _ => return message(StatusCode::BAD_REQUEST, "bad path"),
     };
-    let Some(file) = inside(dir, &rel) else {
-        return message(StatusCode::NOT_FOUND, "not found");
-    };
-    let kind = content_type(&file);
-    let packed = gzip.then(|| inside(dir, &format!("{rel}.gz"))).flatten();
-    // Through the one capped reader: a file swapped for a FIFO or a device after the check is still refused.
-    let (read, encoded) = match packed {
-        Some(gz) => (crate::files::read_capped(&gz, MAX_FILE_BYTES), true),
-        None => (crate::files::read_capped(&file, MAX_FILE_BYTES), false),
-    };
-    match read {
-        Ok(bytes) => {
-            let mut r = isolated(Response::new(TargetBody::owned(bytes)), kind);
+    match page.file(&rel, gzip) {
+        Some((bytes, encoded)) => {
+            let body = match bytes {
+                Cow::Borrowed(b) => TargetBody::fixed(b),
+                Cow::Owned(v) => TargetBody::owned(v),
+            };
+            let mut r = isolated(Response::new(body), content_type(Path::new(&rel)));
             // Caches keep both forms apart.
             r.headers_mut().insert(header::VARY, HeaderValue::from_static("accept-encoding"));
             if encoded {
@@ -56,7 +113,7 @@ pub(crate) fn respond(dir: Option<&Path>, path: &str, gzip: bool) -> Response<Ta
             }
             r
         }
-        Err(_) => message(StatusCode::NOT_FOUND, "not found"),
+        None => message(StatusCode::NOT_FOUND, "not found"),
     }
 }
 
