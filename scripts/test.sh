@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Every check and every test, exactly what CI runs: set-up (native and page tools), formatting, clippy (native,
-# and wasm32 for shared and the page), the page's release build with its size budget, the page's tests in
+# Every check and every test, exactly what CI runs: set-up (native and page tools), formatting, the page's release
+# build with its size budget, clippy (native, and wasm32 for shared and the page), the page's tests in
 # headless Chromium against a real `httpbench serve`, then all native tests (unit, snapshot, Perl golden, end
-# to end, including the page end to end in Chromium).
+# to end, including the page end to end in Chromium), the README's main command, and an install as a user's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # With every command client's runtime: the command-client tests run each of them; man-db, which renders the
@@ -18,14 +18,17 @@ step() { printf '\n== %s\n' "$*" >&2; }
 
 step "cargo fmt --check"
 cargo fmt --all --check
+# The page first: the CLI's build script embeds dist/ when it is there, and watches it only when it is (cargo
+# would re-run a build script on every build while a path it watches is missing), so the CLI's first build
+# must find it for the tests' binary to carry the page.
+step "page: trunk build --release, size budget"
+bash scripts/build-page.sh
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "wasm32 build of shared and web (and clippy -D warnings of web with its optional reqwest client)"
 cargo check -p httpbench-shared -p httpbench-web --target wasm32-unknown-unknown --quiet
 cargo clippy -p httpbench-shared -p httpbench-web --target wasm32-unknown-unknown --all-targets --features reqwest \
   --quiet -- -D warnings
-step "page: trunk build --release, size budget"
-bash scripts/build-page.sh
 
 step "page tests in headless Chromium (wasm-bindgen-test) against httpbench serve"
 mkdir -p target

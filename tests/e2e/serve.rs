@@ -258,6 +258,7 @@ fn a_copy_of_the_binary_away_from_any_checkout_serves_the_page_built_into_it() {
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut said = String::new();
     std::io::BufRead::read_line(&mut err, &mut said).unwrap();
+    // A binary whose build script ran before dist/ was built has none: `touch cli/build.rs` and build again.
     assert!(said.contains("/app/ (built into this binary)"), "{said}");
     let (head, body) = get(&url, "/app/");
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
