@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # With every command client's runtime: the command-client tests run each of them; man-db, which renders the
-# generated man page in its test; and Apache Otava, the history's change points' independent check.
-HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db" bash scripts/setup.sh --runtimes --otava
+# generated man page in its test; dpkg-dev, whose dpkg-shlibdeps gives the Debian package its Depends; and Apache Otava, the history's change points' independent check.
+HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db dpkg-dev" bash scripts/setup.sh --runtimes --otava
 # The browser tests run in Firefox ESR and WebKitGTK too.
 bash scripts/setup-web.sh --firefox --webkit
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).
@@ -84,10 +84,25 @@ else
   echo "test result: FAILED. 0 passed; 1 failed; 0 ignored (cargo install --path cli, run --browser elsewhere)" >target/test-output-install.txt
 fi
 
-if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ] || [ "$readme_ok" -ne 1 ] || [ "$install_ok" -ne 1 ]; then
-  echo "tests failed (page tests: exit $wasm_status, native tests: exit $native_status, README command: exit $readme_status, install: $install_ok of 1)" >&2
+# The Debian package (cargo-deb), unpacked into a throwaway root and run there.
+step "package: cargo deb, unpacked and run"
+deb_ok=0
+if bash scripts/package-deb.sh >target/package-deb.txt 2>&1; then
+  deb_ok=1
+  echo "test result: ok. 1 passed; 0 failed; 0 ignored (the Debian package, unpacked and run)" >target/test-output-deb.txt
+else
+  tail -n 30 target/package-deb.txt >&2
+  echo "test result: FAILED. 0 passed; 1 failed; 0 ignored (the Debian package, unpacked and run)" >target/test-output-deb.txt
+fi
+cat target/package-deb.txt
+
+if [ "$wasm_status" -ne 0 ] || [ "$native_status" -ne 0 ] || [ "$readme_ok" -ne 1 ] || [ "$install_ok" -ne 1 ] ||
+  [ "$deb_ok" -ne 1 ]; then
+  echo "tests failed (page tests: exit $wasm_status, native tests: exit $native_status, README command: exit $readme_status, install: $install_ok of 1, package: $deb_ok of 1)" >&2
 fi
 # cargo's own summary lines of both runs, added up: one line that says what ran.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, i; exit (f > 0) }' \
-  target/test-output-wasm.txt target/test-output.txt target/test-output-readme.txt target/test-output-install.txt
-[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ] && [ "$readme_ok" -eq 1 ] && [ "$install_ok" -eq 1 ]
+  target/test-output-wasm.txt target/test-output.txt target/test-output-readme.txt target/test-output-install.txt \
+  target/test-output-deb.txt
+[ "$wasm_status" -eq 0 ] && [ "$native_status" -eq 0 ] && [ "$readme_ok" -eq 1 ] && [ "$install_ok" -eq 1 ] &&
+  [ "$deb_ok" -eq 1 ]
