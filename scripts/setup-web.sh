@@ -56,19 +56,25 @@ fi
 if ! grep -q "^wasm_bindgen = \"$WBG_VERSION\"" Trunk.toml; then
   log "Trunk.toml pins another wasm_bindgen than Cargo.lock's $WBG_VERSION: make them equal"; exit 1
 fi
+# The page's tools are built for speed of building, not of running: they run for seconds, and a release
+# profile's optimisation and LTO are most of their build time. One target folder for both, so the crates they
+# share (syn, serde, clap, tokio ...) compile once.
+tool_build() {
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256 \
+    CARGO_PROFILE_RELEASE_DEBUG=false CARGO_TARGET_DIR="$(pwd)/.tools/tool-build" cargo install --force "$@"
+}
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WBG_VERSION" ] || ! command -v wasm-bindgen-test-runner >/dev/null; then
-  log "installing wasm-bindgen-cli $WBG_VERSION (about 3.5 min)"
+  log "installing wasm-bindgen-cli $WBG_VERSION"
   # Not --locked: its lockfile names a dependency version the registry no longer serves.
-  cargo install --force wasm-bindgen-cli --version "$WBG_VERSION"
+  tool_build wasm-bindgen-cli --version "$WBG_VERSION"
 else
   log "wasm-bindgen-cli $WBG_VERSION present"
 fi
 
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  log "installing trunk $TRUNK_VERSION (about 5 min)"
-  # trunk 0.22 needs a newer rustc; without fat LTO the install takes about half the time.
-  CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
-    cargo install --locked --force trunk --version "$TRUNK_VERSION"
+  log "installing trunk $TRUNK_VERSION"
+  # trunk 0.22 needs a newer rustc.
+  tool_build --locked trunk --version "$TRUNK_VERSION"
 else
   log "trunk $TRUNK_VERSION present"
 fi
