@@ -74,7 +74,7 @@ pub(crate) struct RunArgs {
     pub clients: Option<String>,
     /// A command client of your own, NAME[@VERSIONS]=COMMAND (repeatable)
     ///
-    /// COMMAND runs through `sh -c` and speaks the protocol in the README ("Command clients"); VERSIONS are the
+    /// COMMAND runs through `sh -c` and speaks the protocol of docs/command-clients.md; VERSIONS are the
     /// HTTP versions it speaks, as --http takes them (mine@1.1,2=...; HTTP/1.1 when none are given); NAME goes
     /// in --clients (without --clients, it is added to the default selection).
     #[arg(long = "client-cmd", value_name = "NAME[@VERSIONS]=COMMAND", help_heading = CLIENTS)]

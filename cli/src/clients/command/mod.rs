@@ -1,5 +1,5 @@
 //! Command clients: a client in another process (any language) that speaks httpbench's line protocol,
-//! documented in the README under "Command clients". httpbench starts it once per case, hands it batches of
+//! documented in docs/command-clients.md. httpbench starts it once per case, hands it batches of
 //! `n` requests on stdin, and reads one line per request and `end` on stdout: the adapter times each request
 //! with its own clock, checked against the time httpbench measures around the batch (witness.rs); the runner
 //! times each batch and reads the adapter's CPU time from `/proc`. Every wait on the adapter is bounded, and
