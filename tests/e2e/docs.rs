@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::support::root;
 
 /// README.md and every Markdown page under docs/.
-fn pages() -> Vec<PathBuf> {
+pub(crate) fn pages() -> Vec<PathBuf> {
     let mut out = vec![root().join("README.md")];
     let mut dirs = vec![root().join("docs")];
     while let Some(dir) = dirs.pop() {

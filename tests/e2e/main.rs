@@ -8,6 +8,7 @@ mod command;
 mod compare;
 mod completions;
 mod concurrency;
+mod doc_commands;
 mod docs;
 mod exports;
 mod faults;
