@@ -9,10 +9,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # A client list that names a runtime beyond Perl, Python and Node (or all-runtimes) sets those runtimes up too,
 # and Bun and Deno are found where the set-up puts them.
+setup=()
 case " $* " in
-  *all-runtimes* | *bun-fetch* | *deno-fetch* | *java-http* | *go-http* | *python-httpx*) bash scripts/setup.sh --runtimes ;;
-  *) bash scripts/setup.sh ;;
+  *all-runtimes* | *bun-fetch* | *deno-fetch* | *java-http* | *go-http* | *python-httpx*) setup+=(--runtimes) ;;
 esac
+# --link builds its network with iproute2 and iptables.
+case " $* " in
+  *" --link"*) setup+=(--link) ;;
+esac
+bash scripts/setup.sh "${setup[@]}"
 export PATH="$PWD/.tools/runtimes/node_modules/.bin:$PATH"
 
 # --browser [chromium,firefox,webkit|all]: Firefox ESR and WebKitGTK are installed only when a list names them.

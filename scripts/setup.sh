@@ -12,13 +12,17 @@ SCRIPT_NAME=setup
 # installed), httpx with h2 (8 s); the JDK is usually present on this kind of machine.
 # --otava: also Apache Otava (E-divisive change points, from PyPI) with numpy and scipy, into .tools/otava: the
 # independent check of `httpbench history`'s change points (tests only; 8 s, 220 MB).
+# --link: also what `run --link` builds its emulated network with: Debian's iproute2 (ip, tc) and iptables
+# (its NFQUEUE rule; 2 MB).
 runtimes=no
 otava=no
+link=no
 for arg in "$@"; do
   case "$arg" in
     --runtimes) runtimes=yes ;;
     --otava) otava=yes ;;
-    *) log "unknown argument '$arg': the only ones are --runtimes and --otava"; exit 2 ;;
+    --link) link=yes ;;
+    *) log "unknown argument '$arg': the only ones are --runtimes, --otava and --link"; exit 2 ;;
   esac
 done
 
@@ -27,6 +31,9 @@ APT_PACKAGES=(pkg-config libssl-dev libcurl4-openssl-dev perl libwww-perl liblwp
 if [ -n "${HTTPBENCH_EXTRA_APT:-}" ]; then
   read -r -a extra <<<"$HTTPBENCH_EXTRA_APT"
   APT_PACKAGES+=("${extra[@]}")
+fi
+if [ "$link" = yes ]; then
+  APT_PACKAGES+=(iproute2 iptables)
 fi
 missing=()
 add_missing_packages "${APT_PACKAGES[@]}"

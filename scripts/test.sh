@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # With every command client's runtime: the command-client tests run each of them; man-db, which renders the
 # generated man page in its test; dpkg-dev, whose dpkg-shlibdeps gives the Debian package its Depends; and
-# Apache Otava, the history's change points' independent check.
-HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db dpkg-dev" bash scripts/setup.sh --runtimes --otava
+# Apache Otava, the history's change points' independent check; iproute2 and iptables, for --link's tests (as root).
+HTTPBENCH_EXTRA_APT="${HTTPBENCH_EXTRA_APT:-} man-db dpkg-dev" bash scripts/setup.sh --runtimes --otava --link
 # The browser tests run in Firefox ESR and WebKitGTK too.
 bash scripts/setup-web.sh --firefox --webkit
 # The pinned wasm-opt, wasm-bindgen and trunk (setup-web.sh installs them there).

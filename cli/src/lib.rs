@@ -16,6 +16,7 @@ mod cpu;
 mod environment;
 mod files;
 mod history;
+mod netem;
 mod options;
 mod output;
 mod placement;
@@ -119,7 +120,8 @@ fn print_generated(generate: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -
 
 fn serve(a: &args::ServeArgs) -> anyhow::Result<ExitCode> {
     let options = options::serve_options(a)?;
-    if !options.bind.is_loopback() {
+    // A run's own server (sealed) binds where the run puts it: with --link, its namespace's end of the link.
+    if !options.bind.is_loopback() && !a.sealed {
         eprintln!(
             "httpbench: warning: --bind {} exposes the server beyond this machine; use 127.0.0.1 unless you mean it",
             options.bind

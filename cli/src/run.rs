@@ -41,7 +41,16 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     // Only a browser run saves results: a read-only or full TMPDIR must not fail a run that needs no folder.
     let results = options.browser.as_ref().map(|_| tempfile::tempdir()).transpose();
     let results = results.context("cannot create a folder for the browser's results in TMPDIR")?;
-    let servers = Servers::start(options, plan.server_cpu, results.as_ref().map(|r| r.path()))?;
+    // With --link, the server's namespace and the clients', joined by the emulated link (at the first case's).
+    let network = match options.matrix.links.first() {
+        Some(Some(first)) => Some(crate::netem::Network::start(first).context("cannot set up the emulated link")?),
+        _ => None,
+    };
+    let servers = Servers::start(options, plan.server_cpu, results.as_ref().map(|r| r.path()), network.as_ref())?;
+    if let Some(n) = &network {
+        // This thread runs the clients and starts their threads and processes: all of them go over the link.
+        n.client().enter().context("cannot enter the clients' side of the emulated link")?;
+    }
     let server_cpus = servers.main.as_ref().and_then(|s| placement::process_cpus(s.pid()).ok());
     let browser_placement =
         browser::place_browser(options.browser.as_ref(), allowed.as_deref(), server_cpus.as_deref())?;
@@ -77,7 +86,8 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         ))),
         _ => None,
     };
-    let native = measure::measure(options, &url, &stop, header, ca, probe.as_ref(), pages.as_ref());
+    let beside = measure::Beside { probe: probe.as_ref(), pages: pages.as_ref(), network: network.as_ref() };
+    let native = measure::measure(options, &url, &stop, header, ca, beside);
     let browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
     drop(servers);
     finish(native, browsers, &stop, options, history)
@@ -92,8 +102,13 @@ struct Servers {
 }
 
 impl Servers {
-    fn start(options: &RunOptions, cpu: Option<usize>, results: Option<&std::path::Path>) -> anyhow::Result<Self> {
-        let main = start_server(options, cpu, results)?;
+    fn start(
+        options: &RunOptions,
+        cpu: Option<usize>,
+        results: Option<&std::path::Path>,
+        network: Option<&crate::netem::Network>,
+    ) -> anyhow::Result<Self> {
+        let main = start_server(options, cpu, results, network)?;
         let versions = &options.matrix.http_versions;
         let (h1, h3) = match &options.browser {
             Some(_) => (
@@ -178,13 +193,18 @@ fn trusted_ca(options: &RunOptions, server: Option<&ChildServer>) -> anyhow::Res
 }
 
 /// The embedded server, when the run needs one: without a URL, and for `--browser` even with one (the page
-/// and its results folder, `results`, are served by it).
+/// and its results folder, `results`, are served by it). With `--link`, in the server's namespace, at its
+/// address on the link.
 fn start_server(
     options: &RunOptions,
     cpu: Option<usize>,
     results: Option<&std::path::Path>,
+    network: Option<&crate::netem::Network>,
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
+    if network.is_some() {
+        extra.extend(["--bind".into(), crate::netem::SERVER_ADDR.into()]);
+    }
     if options.tls {
         // ALPN offers the versions the run asks for (clients offer only their case's version anyway); HTTP/3
         // adds QUIC on UDP of the same port.
@@ -200,7 +220,7 @@ fn start_server(
     }
     Ok(match (&options.url, &options.browser) {
         (Some(_), None) => None,
-        _ => Some(ChildServer::start(cpu, &extra)?),
+        _ => Some(ChildServer::start_in(network.map(|n| n.server()), cpu, &extra)?),
     })
 }
 

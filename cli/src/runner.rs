@@ -6,6 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use httpbench_shared::clock::Clock;
+use httpbench_shared::model::LinkCounts;
 use httpbench_shared::session::{RoundBudget, Session, Step};
 use httpbench_shared::stats::Handshakes;
 use httpbench_shared::{CpuTime, ErrorKind};
@@ -30,6 +31,12 @@ pub(crate) struct Instruments<'a> {
     /// Where the runner waits for the native clients' turn at each pass of a run shared with browser pages
     /// (`Pages::native_turn`; it hears their progress meanwhile); `None` for a run of its own.
     pub turn: Option<TakeTurn<'a>>,
+    /// Called before each warm-up and round of case `i`, outside its timing: `--link` sets the emulated link to
+    /// the case's there. `None` over loopback.
+    pub before: Option<&'a dyn Fn(usize)>,
+    /// What the emulated link did to packets since the last call (`--link`), read before each measured round
+    /// (what went between rounds is not the case's) and after it; `None` over loopback.
+    pub link_counts: Option<&'a dyn Fn() -> LinkCounts>,
 }
 
 /// Waits for the native clients' turn at a pass ([`Instruments::turn`]).
@@ -53,13 +60,23 @@ pub(crate) fn run(
         let case = match session.next_step() {
             Step::Warmup { case, requests } => {
                 progress.stage(&format!("warm-up {}", labels[case]));
+                if let Some(before) = inst.before {
+                    before(case);
+                }
                 round(session, case, pools[case].as_mut(), RoundBudget::Requests(requests), None, inst);
                 case
             }
             Step::Round { case, budget, .. } => {
                 progress.stage(&format!("{} · {} rounds left", labels[case], session.rounds_left()));
+                if let Some(before) = inst.before {
+                    before(case);
+                }
                 let before = inst.handshakes.and_then(|read| read());
+                let _between_rounds = inst.link_counts.map(|take| take());
                 round(session, case, pools[case].as_mut(), budget, Some(progress), inst);
+                if let Some(take) = inst.link_counts {
+                    session.record_link(case, &take());
+                }
                 let after = inst.handshakes.and_then(|read| read());
                 if let (Some(before), Some(after)) = (before, after) {
                     session.record_handshakes(case, &crate::server::handshakes::since(&before, &after));
@@ -197,8 +214,16 @@ mod tests {
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
         let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
-        let inst =
-            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
+        let inst = Instruments {
+            clock: &clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: None,
+            turn: None,
+            before: None,
+            link_counts: None,
+        };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
@@ -225,8 +250,16 @@ mod tests {
         let clock = MockClock::new();
         let stop = AtomicBool::new(false);
         let cpu = || None;
-        let inst =
-            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
+        let inst = Instruments {
+            clock: &clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: None,
+            turn: None,
+            before: None,
+            link_counts: None,
+        };
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
         let out = drive(
             plan,
@@ -261,6 +294,8 @@ mod tests {
             handshakes: None,
             connections: Some(&read),
             turn: None,
+            before: None,
+            link_counts: None,
         };
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
@@ -281,8 +316,16 @@ mod tests {
         let stop = AtomicBool::new(false);
         // The client burns 60% of the wall time in user mode and 20% in the kernel.
         let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
-        let inst =
-            Instruments { clock: &clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
+        let inst = Instruments {
+            clock: &clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: None,
+            turn: None,
+            before: None,
+            link_counts: None,
+        };
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
@@ -349,7 +392,16 @@ mod batched_tests {
     fn run_fake(plan: Plan, fake: &mut Fake<'_>) -> httpbench_shared::Report {
         let (clock, stop) = (fake.clock, AtomicBool::new(false));
         let cpu = || None;
-        let inst = Instruments { clock, cpu: &cpu, stop: &stop, handshakes: None, connections: None, turn: None };
+        let inst = Instruments {
+            clock,
+            cpu: &cpu,
+            stop: &stop,
+            handshakes: None,
+            connections: None,
+            turn: None,
+            before: None,
+            link_counts: None,
+        };
         let mut session =
             Session::new(plan, Matrix::new(EnvironmentKind::Native, vec!["fake".into()], vec![Mode::Reuse]), None);
         let mut pools: Vec<Box<dyn Pool + '_>> = vec![Box::new(Batches(std::mem::replace(

@@ -274,6 +274,7 @@ struct Loads {
     body: bool,
     delay: bool,
     level: bool,
+    link: bool,
 }
 
 impl Loads {
@@ -285,6 +286,7 @@ impl Loads {
             body: varies(&|c| format!("{:?}", c.body_bytes)),
             delay: varies(&|c| format!("{:?}", c.server_delay_ms)),
             level: varies(&|c| c.in_flight().to_string()),
+            link: varies(&|c| format!("{:?}", c.link)),
         }
     }
 
@@ -302,6 +304,7 @@ impl Loads {
             body_bytes: self.body.then_some(c.body_bytes),
             server_delay_ms: self.delay.then_some(c.server_delay_ms),
             concurrency: self.level.then(|| c.in_flight()),
+            link: self.link.then_some(c.link),
         }
         .push_to(&mut rest);
         parts.extend(rest.split('/').filter(|p| !p.is_empty()).map(str::to_string));

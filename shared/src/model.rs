@@ -23,11 +23,13 @@ pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 mod case;
 mod engine;
 mod http;
+mod link;
 mod named;
 mod placement;
 pub use case::{Case, Latency, Phases, Round, Spread};
 pub use engine::Engine;
 pub use http::HttpVersion;
+pub use link::LinkCounts;
 pub use placement::{Pin, Placement};
 
 /// One benchmark run: where it ran, what it measured, and one [`Case`] per cell of its matrix (client, mode,

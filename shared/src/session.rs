@@ -113,6 +113,7 @@ impl Session {
                 handshakes: None,
                 observed_http: None,
                 connections: None,
+                link_counts: None,
                 warmup: Default::default(),
             })
             .collect();
@@ -316,6 +317,13 @@ impl Session {
     pub fn record_connections(&mut self, case: usize, accepted: u64) {
         if let Some(c) = self.cases.get_mut(case) {
             c.connections = Some(c.connections.unwrap_or(0) + accepted);
+        }
+    }
+
+    /// Add what the emulated link did to the packets of one of case `case`'s rounds.
+    pub fn record_link(&mut self, case: usize, counts: &crate::model::LinkCounts) {
+        if let Some(c) = self.cases.get_mut(case) {
+            c.link_counts.get_or_insert_with(Default::default).add(counts);
         }
     }
 

@@ -382,6 +382,8 @@ impl Recorder {
             concurrency: None,
             body_bytes: None,
             server_delay_ms: None,
+            link: None,
+            link_counts: None,
             connections: None,
             iterations: self.iterations,
             ok: self.ok,

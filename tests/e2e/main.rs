@@ -25,6 +25,7 @@ mod hosted;
 mod hostile_files;
 mod html_report;
 mod interleave;
+mod link;
 mod page;
 mod perl_seed;
 mod placement;

@@ -91,6 +91,9 @@ pub(crate) struct RunArgs {
     /// E.g. the one `serve --tls` prints. Verification stays on: there is no --insecure.
     #[arg(long, value_name = "FILE", help_heading = TARGET)]
     pub cacert: Option<PathBuf>,
+    #[arg(long, value_name = "LINK", help = "An emulated network to the embedded server: rtt=40ms,loss=1%,rate=20mbit, a profile (4g), a scan (rtt=0,20ms,80ms); needs root",
+          long_help = link_help(), help_heading = TARGET)]
+    pub link: Option<String>,
     #[arg(long, value_name = "ENGINES", num_args = 0..=1, default_missing_value = "chromium",
           value_parser = parse_engines, help = "Also run in real browsers: chromium, firefox, webkit, all",
           long_help = browser_help(), help_heading = BROWSER)]
@@ -293,6 +296,23 @@ fn http_help() -> String {
          are left out of its cases, and the report says so. Spoken: {}; your own command clients what they declare \
          (--client-cmd NAME@VERSIONS=COMMAND), else h1.",
         spoken.join(", ")
+    )
+}
+
+/// `--link`'s long help: its settings and the named profiles, from shared's one table.
+fn link_help() -> String {
+    let profiles: Vec<String> =
+        httpbench_shared::protocol::PROFILES.iter().map(|p| format!("  {:<11} {}", p.name, p.about)).collect();
+    format!(
+        "An emulated network between the clients and the embedded server: every packet, both directions, TCP \
+         and UDP alike, is delayed by half the round trip, may be lost, and is held to the bandwidth.\n\n\
+         Settings, comma-separated: rtt=TIME (added round trip), jitter=TIME (± on each one-way delay), \
+         loss=PERCENT (each direction), rate=BANDWIDTH (both ways: 500kbit, 20mbit), up=BANDWIDTH (clients to \
+         server). A list after a setting scans it (rtt=0,20ms,80ms: three links, each a case of every client).\n\n\
+         Profiles (settings after one change it):\n{}\n\n\
+         The clients and the server run in network namespaces of their own joined by a veth pair (root: \
+         CAP_NET_ADMIN); nothing of this machine's network is touched, and all of it goes when the run ends.",
+        profiles.join("\n")
     )
 }
 

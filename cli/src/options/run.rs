@@ -142,7 +142,11 @@ impl RunOptions {
         let front = FrontEnd { spelling: Spelling::Cli, own_server: Some(a.tls), takes_turns: a.browser.is_some() };
         let input = raw_plan(a).parse(&front, &sides).map_err(|e| Usage(e.message))?;
         let mut matrices = input.matrices.into_iter();
-        let matrix = matrices.next().unwrap_or_else(|| Matrix::new(EnvironmentKind::Native, Vec::new(), Vec::new()));
+        let mut matrix =
+            matrices.next().unwrap_or_else(|| Matrix::new(EnvironmentKind::Native, Vec::new(), Vec::new()));
+        if let Some(raw) = &a.link {
+            matrix.links = checked_links(a, raw)?.into_iter().map(Some).collect();
+        }
         let exports =
             [(Format::Json, &a.export_json), (Format::Markdown, &a.export_markdown), (Format::Csv, &a.export_csv)]
                 .into_iter()
@@ -172,6 +176,24 @@ impl RunOptions {
             pin: a.pin.pin(),
             browser: browser_options(a, matrices.collect())?,
         })
+    }
+}
+
+/// `--link`, by shared's parser, where it can run: to the embedded server, without browsers (not yet), with
+/// the privileges and programs it needs; refused before any work otherwise.
+fn checked_links(a: &RunArgs, raw: &str) -> Result<Vec<httpbench_shared::protocol::Link>, Usage> {
+    let links = httpbench_shared::protocol::parse_links(raw).map_err(|e| Usage(format!("--link: {e}")))?;
+    if a.url.is_some() {
+        return usage(
+            "--link emulates the network to the embedded server; a URL's server is beyond it: leave the URL out",
+        );
+    }
+    if a.browser.is_some() {
+        return usage("--link does not take --browser yet: the browsers' side of the link is still to come; run the native clients over it");
+    }
+    match crate::netem::cannot_run() {
+        Some(why) => Err(Usage(why)),
+        None => Ok(links),
     }
 }
 

@@ -11,6 +11,14 @@ use httpbench_shared::session::{Finished, Header, Session};
 use crate::options::RunOptions;
 use crate::{browser, clients, cpu, progress, runner, server};
 
+/// What a run's native half works beside: the embedded server's counters, the browsers' pages taking turns
+/// with it, the emulated link (`--link`); each `None` where the run has none.
+pub(super) struct Beside<'a, 'p> {
+    pub probe: Option<&'a server::probe::Probe>,
+    pub pages: Option<&'a RefCell<browser::Pages<'p>>>,
+    pub network: Option<&'a crate::netem::Network>,
+}
+
 /// A session of every (client, mode, HTTP version) case, a driver for each, run to the end (or to a Ctrl-C).
 /// Command clients are started first (each waits for its adapter to be ready) and report their versions as
 /// they go.
@@ -20,9 +28,9 @@ pub(super) fn measure(
     stop: &AtomicBool,
     mut header: Header,
     cacert: Option<Arc<crate::tls::CaFile>>,
-    probe: Option<&server::probe::Probe>,
-    pages: Option<&RefCell<browser::Pages<'_>>>,
+    beside: Beside<'_, '_>,
 ) -> Finished {
+    let Beside { probe, pages, network } = beside;
     // The options' matrix: over TLS exactly when `url` is https (an https URL, or the embedded server with --tls).
     let matrix = options.matrix.clone();
     let mut session = Session::new(options.plan, matrix, Some(options.timeout));
@@ -44,7 +52,13 @@ pub(super) fn measure(
     let connections = read_connections.as_ref().map(|f| f as &dyn Fn(usize) -> _);
     let native_turn = pages.map(|p| move |pass, progress: &_| p.borrow_mut().native_turn(pass, progress));
     let turn = native_turn.as_ref().map(|f| f as runner::TakeTurn<'_>);
-    let instruments = runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn };
+    let links: Vec<_> = session.cases().iter().map(|k| k.link).collect();
+    let set_link = network.map(|n| move |case: usize| n.switch(links[case].as_ref(), stop));
+    let before = set_link.as_ref().map(|f| f as &dyn Fn(usize));
+    let take_counts = network.map(|n| move || n.take_counts());
+    let link_counts = take_counts.as_ref().map(|f| f as &dyn Fn() -> _);
+    let instruments =
+        runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn, before, link_counts };
     runner::run(&mut session, &mut pools, &instruments, &progress);
     progress.finish();
     for (key, pool) in session.cases().into_iter().zip(&pools) {

@@ -92,8 +92,20 @@ impl ChildServer {
     /// Start `httpbench serve --port 0 --threads 1 --quiet --sealed EXTRA...` on 127.0.0.1, pinned to `cpu` if
     /// given, and wait for its address.
     pub fn start(cpu: Option<usize>, extra: &[std::ffi::OsString]) -> anyhow::Result<Self> {
+        Self::start_in(None, cpu, extra)
+    }
+
+    /// [`ChildServer::start`] inside network namespace `ns` (`--link`: the server's side of the link).
+    pub(crate) fn start_in(
+        ns: Option<&crate::netem::Namespace>,
+        cpu: Option<usize>,
+        extra: &[std::ffi::OsString],
+    ) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the httpbench executable to start the server")?;
-        let mut cmd = Command::new(exe);
+        let mut cmd = match ns {
+            Some(ns) => ns.command(exe),
+            None => Command::new(exe),
+        };
         let args = ["serve", "--port", "0", "--threads", "1", "--quiet", "--sealed"];
         cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
         if let Some(cpu) = cpu {

@@ -13,8 +13,9 @@ use httpbench_shared::model::HttpVersion;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, PublicKeyData};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-/// The names the server certificate is good for: where the embedded server listens.
-const NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
+/// The names the server certificate is good for: where the embedded server listens (on loopback, or at its
+/// address on an emulated link, `--link`).
+const NAMES: [&str; 4] = ["127.0.0.1", "localhost", "::1", crate::netem::SERVER_ADDR];
 
 /// The server's TLS set-up, and what a client needs to trust it.
 pub(crate) struct Tls {

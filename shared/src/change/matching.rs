@@ -60,29 +60,30 @@ fn merge(into: &mut Case, c: &Case) {
 }
 
 /// The dimensions of a load that each of two reports holds at one value: the plan, not a case's identity. A
-/// base run and a change run with `--server-delay 2ms` (or another body size, level or HTTP version) still
+/// base run and a change run with `--server-delay 2ms` (or another body size, level, HTTP version or link) still
 /// match case by case, and the difference is named.
 pub(super) struct Plan {
-    /// Which of (HTTP version, body size, server delay, concurrency) are left out of the key.
-    fixed: [bool; 4],
+    /// Which of (HTTP version, body size, server delay, concurrency, link) are left out of the key.
+    fixed: [bool; 5],
     /// `server delay: none vs 2 ms`, for each fixed dimension whose value differs.
     pub differences: Vec<String>,
 }
 
 impl Plan {
     pub(super) fn of(b: &[Case], a: &[Case]) -> Plan {
-        let names = ["HTTP version", "body size", "server delay", "requests in flight"];
+        let names = ["HTTP version", "body size", "server delay", "requests in flight", "link"];
         let show = |c: &Case, i: usize| match i {
             0 => c.http_version.short().to_string(),
             1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), crate::protocol::size_label),
             2 => c.server_delay_ms.map_or_else(|| "none".to_string(), |ms| format!("{ms} ms")),
-            _ => c.in_flight().to_string(),
+            3 => c.in_flight().to_string(),
+            _ => c.link.map_or_else(|| "loopback".to_string(), |l| l.spec()),
         };
         let single = |cases: &[Case], i: usize| -> Option<String> {
             let first = show(cases.first()?, i);
             cases.iter().all(|c| show(c, i) == first).then_some(first)
         };
-        let mut plan = Plan { fixed: [false; 4], differences: Vec::new() };
+        let mut plan = Plan { fixed: [false; 5], differences: Vec::new() };
         for (i, name) in names.iter().enumerate() {
             if let (Some(x), Some(y)) = (single(b, i), single(a, i)) {
                 plan.fixed[i] = true;
@@ -108,6 +109,9 @@ impl Plan {
         }
         if self.fixed[3] {
             key.concurrency = 1;
+        }
+        if self.fixed[4] {
+            key.link = None;
         }
         key
     }

@@ -71,5 +71,8 @@ pub fn case_name(report: &Report, case: &Case) -> String {
     if case.in_flight() > 1 {
         name.push_str(&format!("/c{}", case.in_flight()));
     }
+    if let Some(link) = case.link {
+        name.push_str(&format!("/{}", link.label()));
+    }
     name
 }

@@ -45,6 +45,14 @@ pub struct Case {
     /// (`delay_ms=N`, `--server-delay`); absent when none was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_delay_ms: Option<u64>,
+    /// The emulated network link between the client and the embedded server this case ran over (`--link`:
+    /// round trip, jitter, loss, bandwidth); absent over loopback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<crate::protocol::Link>,
+    /// What the link's emulator did to this case's packets during its measured rounds: packets, losses, and
+    /// how late it let them through; absent over loopback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_counts: Option<super::LinkCounts>,
     /// Distinct connections that served this case's requests, its warm-up included, as the embedded server
     /// counted them: one per request in fresh mode; in reuse mode as many as the client used, e.g. a browser's
     /// six per host over HTTP/1.1 and one over HTTP/2 (a browser case counts the connections its requests were

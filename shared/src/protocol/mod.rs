@@ -9,6 +9,7 @@ mod close;
 mod conns;
 mod duration;
 mod http;
+mod link;
 mod load;
 mod modes;
 mod names;
@@ -29,6 +30,7 @@ pub use duration::{
     parse_duration, parse_timeout, timeout_text, DurationError, TimeoutError, MAX_DURATION, MAX_TIMEOUT,
 };
 pub use http::HttpChoice;
+pub use link::{parse_links, Link, LinkError, Profile, MAX_LINKS, PROFILES};
 pub use load::{
     asks_for_delay, load_url, parse_concurrency, parse_delays, parse_sizes, size_label, LoadError, MAX_BODY_BYTES,
     MAX_CONCURRENCY, MAX_DELAY_MS,

@@ -7,7 +7,7 @@ const HEADER: &str =
     "case,environment,client,mode,http_version,iterations,ok,failed,errors,rate_wall,rate_cpu,wall_secs,\
 rounds,rate_wall_ci95_low,rate_wall_ci95_high,rate_wall_cv,latency_outliers,\
 cpu_user_secs,cpu_sys_secs,bytes,latency_min_ns,latency_mean_ns,latency_stddev_ns,latency_p50_ns,latency_p90_ns,\
-latency_p99_ns,latency_p999_ns,latency_max_ns,concurrency,body_bytes,server_delay_ms,connections";
+latency_p99_ns,latency_p999_ns,latency_max_ns,concurrency,body_bytes,server_delay_ms,connections,link";
 
 /// Render the CSV report.
 pub(super) fn render(sources: &[Source<'_>]) -> String {
@@ -47,6 +47,8 @@ pub(super) fn render(sources: &[Source<'_>]) -> String {
         // The load, last, so scripts reading the columns before it by position keep working.
         let int = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         fields.extend([c.in_flight().to_string(), int(c.body_bytes), int(c.server_delay_ms), int(c.connections)]);
+        // The emulated link as --link takes it (empty over loopback).
+        fields.push(c.link.map(|l| l.spec()).unwrap_or_default());
         let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
         out.push_str(&quoted.join(","));
         out.push('\n');

@@ -65,12 +65,13 @@ pub fn throughput(row: &Row<'_>) -> String {
 }
 
 /// What a report's cases asked of the load, for its header: ` · in flight 16` (or `1, 4, 16`), ` · bodies 64k`,
-/// ` · server delay 5 ms`; empty for sequential requests of the target as given.
+/// ` · server delay 5 ms`, ` · emulated link rtt40ms+loss1%`; empty for sequential requests of the target as given.
 pub fn header_part(cases: &[crate::model::Case]) -> String {
     let mut out = String::new();
     values(&mut out, " · in flight ", "", cases, |c| Some(c.in_flight().to_string()));
     values(&mut out, " · bodies ", "", cases, |c| c.body_bytes.map(crate::protocol::size_label));
     values(&mut out, " · server delay ", " ms", cases, |c| c.server_delay_ms.map(|d| d.to_string()));
+    values(&mut out, " · emulated link ", "", cases, |c| c.link.map(|l| l.label()));
     out
 }
 

@@ -10,6 +10,7 @@ mod history;
 mod history_html;
 mod html;
 pub mod levels;
+mod link;
 mod markdown;
 mod notes;
 mod results;

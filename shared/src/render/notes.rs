@@ -75,6 +75,7 @@ pub fn notes(sources: &[Source<'_>], rows: &[Row<'_>]) -> Vec<Note> {
     out.extend(body_size_note(rows).map(Note::kept));
     out.extend(browser_connection_note(rows).map(Note::detail));
     out.extend(connections_note(rows).map(Note::detail));
+    out.extend(super::link::link_notes(rows));
     out.extend(placement_notes(sources));
     let native: Vec<&Row<'_>> = rows.iter().filter(|r| r.report.environment.kind == EnvironmentKind::Native).collect();
     if !native.is_empty() {

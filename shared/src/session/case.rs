@@ -24,6 +24,8 @@ pub(super) struct CaseState {
     pub(super) handshakes: Option<Vec<Handshakes>>,
     /// Connections the server accepted during this case's rounds; `None` until the front end reported any.
     pub(super) connections: Option<u64>,
+    /// What the emulated link did to its packets in its rounds; `None` until the front end reported any.
+    pub(super) link_counts: Option<crate::model::LinkCounts>,
     /// Its warm-up's requests, ok ones and first failure.
     pub(super) warmup: super::warmup::Tally,
 }
@@ -54,6 +56,8 @@ impl CaseState {
             concurrency: Some(u64::from(self.key.concurrency)).filter(|c| *c > 1),
             body_bytes: self.key.body_bytes,
             server_delay_ms: self.key.server_delay_ms,
+            link: self.key.link,
+            link_counts: self.link_counts,
             connections: self.connections,
             ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
         }

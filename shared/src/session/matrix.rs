@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::CaseKey;
 use crate::model::{Engine, EnvironmentKind, HttpVersion, Mode};
-use crate::protocol::{cannot_run_at, cannot_run_fresh, cannot_speak};
+use crate::protocol::{cannot_run_at, cannot_run_fresh, cannot_speak, Link};
 use crate::view::LoadParts;
 
 /// The dimensions of a run: every combination its clients can run is a case, in that nesting (clients
@@ -26,6 +26,8 @@ pub struct Matrix {
     pub body_sizes: Vec<Option<u64>>,
     /// Think times asked of the embedded server, in milliseconds; `[None]`: none asked for.
     pub server_delays_ms: Vec<Option<u64>>,
+    /// Emulated links between the clients and the embedded server (`--link`); `[None]`: loopback.
+    pub links: Vec<Option<Link>>,
     /// Requests in flight per case; `[1]`: sequential requests.
     pub concurrency: Vec<u32>,
     /// The HTTP versions of clients beyond the catalog (command clients) that do not speak HTTP/1.1 alone, as
@@ -51,6 +53,7 @@ impl Matrix {
             tls: false,
             body_sizes: vec![None],
             server_delays_ms: vec![None],
+            links: vec![None],
             concurrency: vec![1],
             declared_versions: BTreeMap::new(),
             negotiated: false,
@@ -95,9 +98,12 @@ impl Matrix {
                     let levels = self.levels_of_mode(client, mode, http, &levels, &mut skipped);
                     for &body_bytes in &self.body_sizes {
                         for &server_delay_ms in &self.server_delays_ms {
-                            for &concurrency in &levels {
-                                let client = client.clone();
-                                run.push(CaseKey { client, mode, http, body_bytes, server_delay_ms, concurrency });
+                            for &link in &self.links {
+                                for &concurrency in &levels {
+                                    let client = client.clone();
+                                    let load = (body_bytes, server_delay_ms, link, concurrency);
+                                    run.push(CaseKey::new(client, mode, http, load));
+                                }
                             }
                         }
                     }
@@ -139,6 +145,7 @@ impl Matrix {
             body_bytes: (self.body_sizes.len() > 1).then_some(key.body_bytes),
             server_delay_ms: (self.server_delays_ms.len() > 1).then_some(key.server_delay_ms),
             concurrency: (self.concurrency.len() > 1).then_some(u64::from(key.concurrency)),
+            link: (self.links.len() > 1).then_some(key.link),
         };
         parts.push_to(&mut label);
         label

@@ -50,6 +50,7 @@ mod tests {
             http,
             body_bytes,
             server_delay_ms,
+            link: None,
             concurrency: 1,
         };
         assert_eq!(targets.of_case(&key(HttpVersion::Http2, None, None)), "https://127.0.0.1:4000/");

@@ -119,6 +119,7 @@ fn warmups_first_then_interleaved_rounds_each_request_timed() {
             http: HttpVersion::Http11,
             body_bytes: None,
             server_delay_ms: None,
+            link: None,
             concurrency: 1
         }
     );

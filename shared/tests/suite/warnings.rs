@@ -23,6 +23,8 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
         concurrency: None,
         body_bytes: None,
         server_delay_ms: None,
+        link: None,
+        link_counts: None,
         connections: None,
         iterations: 1000,
         ok: 1000,

@@ -1,0 +1,134 @@
+//! `run --link`: the real binary's clients and embedded server in network namespaces of their own, joined by
+//! the emulated link, and what they measure over it: a TCP handshake of one round trip, TLS 1.3's one more,
+//! QUIC's handshake of one, the loss asked, the bandwidth asked. Root only (namespaces and rules need
+//! CAP_NET_ADMIN): scripts/test.sh runs them as root, with iproute2 and iptables installed.
+
+use serde_json::Value;
+
+use crate::support::cli::{cases, run, run_json};
+
+const NEEDS: &str = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh";
+
+/// The case of `v` for `client` in `mode`.
+fn case<'a>(v: &'a Value, client: &str, mode: &str) -> &'a Value {
+    cases(v)
+        .iter()
+        .find(|c| c["client"] == client && c["mode"] == mode)
+        .unwrap_or_else(|| panic!("no {client}/{mode} case in {v:#}"))
+}
+
+fn p50_ms(c: &Value) -> f64 {
+    c["latency_ns"]["p50"].as_f64().expect("a p50") / 1e6
+}
+
+/// One link test at a time: each times packets to a tenth of a millisecond, and two at once on two cores
+/// delay each other's emulators.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Run `httpbench run ARGS --format json` as it must go: exit 0, every case over the link.
+fn over_link(args: &[&str]) -> Value {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let (code, v, err) = run_json(args);
+    assert_eq!(code, 0, "{err}");
+    for c in cases(&v) {
+        assert!(c["link"].is_object() && c["link_counts"]["up_packets"].as_u64() > Some(0), "{c:#}");
+    }
+    v
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn a_fresh_connection_takes_the_round_trip_asked_for() {
+    let v = over_link(&["--link", "rtt=40ms", "--clients", "curl", "-n", "20", "--warmup", "2", "--rounds", "2"]);
+    let fresh = case(&v, "curl", "fresh");
+    assert_eq!(fresh["link"]["rtt_us"], 40_000, "{NEEDS}");
+    // curl's connect phase is the TCP handshake: one round trip, within 5%.
+    let connect_ms = fresh["phases_ns"]["connect_mean"].as_f64().unwrap() / 1e6;
+    assert!((38.0..=42.0).contains(&connect_ms), "connect took {connect_ms:.2} ms over a 40 ms link");
+    // A fresh request is two round trips (handshake, request), a reused one one.
+    let (f, r) = (p50_ms(fresh), p50_ms(case(&v, "curl", "reuse")));
+    assert!((78.0..=88.0).contains(&f) && (38.0..=44.0).contains(&r), "fresh {f:.2} ms, reuse {r:.2} ms");
+    // Nothing lost, and the emulator's own delay a small part of the 20 ms each way.
+    let counts = &fresh["link_counts"];
+    assert_eq!(counts["up_dropped"], 0);
+    let passed = counts["up_packets"].as_f64().unwrap() + counts["down_packets"].as_f64().unwrap();
+    let late_ms = counts["late_us"].as_f64().unwrap() / passed / 1000.0;
+    assert!(late_ms < 1.0, "the emulator held packets {late_ms:.3} ms beyond the delay asked, on average");
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn tls_costs_one_round_trip_more_than_tcp_and_quic_one_in_all() {
+    let link = ["--link", "rtt=40ms", "-n", "12", "--warmup", "2", "--rounds", "2", "--tls"];
+    let v = over_link(&[&link[..], &["--clients", "curl", "--http", "1.1"]].concat());
+    // TCP's handshake, TLS 1.3's, then the request: three round trips fresh, one reused.
+    let extra = p50_ms(case(&v, "curl", "fresh")) - p50_ms(case(&v, "curl", "reuse"));
+    assert!((76.0..=88.0).contains(&extra), "a fresh TLS connection cost {extra:.2} ms more than a reused one");
+    // QUIC's handshake is one round trip, then the request: two fresh, one reused.
+    let v = over_link(&[&link[..], &["--clients", "raw", "--http", "3"]].concat());
+    let extra = p50_ms(case(&v, "raw", "fresh")) - p50_ms(case(&v, "raw", "reuse"));
+    assert!((36.0..=46.0).contains(&extra), "a fresh QUIC connection cost {extra:.2} ms more than a reused one");
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn the_loss_counted_is_the_loss_asked_within_a_point() {
+    let args = ["--link", "rtt=1ms,loss=2%", "--clients", "curl", "--mode", "reuse", "-n", "1000", "--warmup", "5"];
+    let v = over_link(&[&args[..], &["--rounds", "2"]].concat());
+    let counts = &case(&v, "curl", "reuse")["link_counts"];
+    let seen = counts["up_packets"].as_f64().unwrap() + counts["down_packets"].as_f64().unwrap();
+    let lost = counts["up_dropped"].as_f64().unwrap() + counts["down_dropped"].as_f64().unwrap();
+    // About a packet each way per request: a point is then over three standard deviations of the count lost.
+    assert!(seen >= 1800.0, "{counts}");
+    let percent = 100.0 * lost / seen;
+    assert!((1.0..=3.0).contains(&percent), "{percent:.2}% of {seen} packets lost, 2% asked");
+    // TCP resent what was lost: every request still succeeded.
+    assert_eq!(case(&v, "curl", "reuse")["ok"], 1000);
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn a_mebibyte_at_20_mbit_takes_its_transfer_time() {
+    let args = ["--link", "rtt=2ms,rate=20mbit", "--body-size", "1m", "--clients", "curl", "--mode", "reuse"];
+    let v = over_link(&[&args[..], &["-n", "4", "--warmup", "1", "--rounds", "2"]].concat());
+    // 8 Mibit at 20 Mbit/s is 0.419 s, plus the headers and round trips; TCP's slow start is past after warm-up.
+    let ms = p50_ms(case(&v, "curl", "reuse"));
+    assert!((410.0..=480.0).contains(&ms), "1 MiB took {ms:.1} ms over 20 Mbit/s");
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn links_scan_as_cases_and_the_report_names_them() {
+    let (code, out, err) =
+        run(&["--link", "rtt=0,20ms", "--clients", "raw", "--mode", "reuse", "-n", "10", "--warmup", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("raw/rtt0 ") && out.contains("raw/rtt20ms "), "{out}");
+    assert!(out.contains("emulated link rtt0, rtt20ms"), "{out}");
+}
+
+#[test]
+fn a_link_is_refused_before_any_work_where_it_cannot_be() {
+    for (args, want) in [
+        (&["--link", "rtt=40"][..], "--link: rtt=40: give a time"),
+        (&["--link", "5g"][..], "'5g' is neither a link profile"),
+        (&["http://127.0.0.1:9/", "--link", "4g"][..], "a URL's server is beyond it"),
+        (&["--link", "4g", "--browser"][..], "--link does not take --browser yet"),
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.contains(want) && err.lines().count() == 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+#[ignore = "needs root (to drop its privileges) and setpriv: scripts/test.sh"]
+fn without_privileges_a_link_is_refused_saying_what_to_do() {
+    let bin = env!("CARGO_BIN_EXE_httpbench");
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", bin, "run", "--link", "rtt=1ms"])
+        .output()
+        .expect("setpriv runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)") && err.contains("sudo"), "{err}");
+}
