@@ -85,7 +85,7 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
         |f: fn(&Case) -> Option<u64>| sources.iter().flat_map(|s| &s.report.cases).any(|c| f(c) != first.and_then(f));
     let (sizes_differ, delays_differ) = (differ(|c| c.body_bytes), differ(|c| c.server_delay_ms));
     let levels_differ = differ(|c| Some(c.in_flight()));
-    let links_differ = sources.iter().flat_map(|s| &s.report.cases).any(|c| c.link != first.and_then(|f| f.link));
+    let links_differ = sources.iter().flat_map(|s| &s.report.cases).any(|c| c.link() != first.and_then(|f| f.link()));
     // Native, chromium, firefox: the environments' names tell the reports apart when each is one report's.
     let mut names = BTreeSet::new();
     names.extend(sources.iter().map(|s| s.report.environment.name()));
@@ -117,7 +117,7 @@ pub fn rows<'a>(sources: &[Source<'a>]) -> Vec<Row<'a>> {
                 body_bytes: sizes_differ.then_some(case.body_bytes),
                 server_delay_ms: delays_differ.then_some(case.server_delay_ms),
                 concurrency: levels_differ.then(|| case.in_flight()),
-                link: links_differ.then_some(case.link),
+                link: links_differ.then(|| case.link()),
             };
             parts.push_to(&mut label);
             rows.push(Row { label, case, report: source.report, histogram: source.histogram(case) });

@@ -31,7 +31,7 @@ fn over_link(args: &[&str]) -> Value {
     let (code, v, err) = run_json(args);
     assert_eq!(code, 0, "{err}");
     for c in cases(&v) {
-        assert!(c["link"].is_object() && c["link_counts"]["up_packets"].as_u64() > Some(0), "{c:#}");
+        assert!(c["link_rtt_us"].is_u64() && c["link_up_packets"].as_u64() > Some(0), "{c:#}");
     }
     v
 }
@@ -41,7 +41,7 @@ fn over_link(args: &[&str]) -> Value {
 fn a_fresh_connection_takes_the_round_trip_asked_for() {
     let v = over_link(&["--link", "rtt=40ms", "--clients", "curl", "-n", "20", "--warmup", "2", "--rounds", "2"]);
     let fresh = case(&v, "curl", "fresh");
-    assert_eq!(fresh["link"]["rtt_us"], 40_000, "{NEEDS}");
+    assert_eq!(fresh["link_rtt_us"], 40_000, "{NEEDS}");
     // curl's connect phase is the TCP handshake: one round trip, within 5%.
     let connect_ms = fresh["phases_ns"]["connect_mean"].as_f64().unwrap() / 1e6;
     assert!((38.0..=42.0).contains(&connect_ms), "connect took {connect_ms:.2} ms over a 40 ms link");
@@ -49,10 +49,9 @@ fn a_fresh_connection_takes_the_round_trip_asked_for() {
     let (f, r) = (p50_ms(fresh), p50_ms(case(&v, "curl", "reuse")));
     assert!((78.0..=88.0).contains(&f) && (38.0..=44.0).contains(&r), "fresh {f:.2} ms, reuse {r:.2} ms");
     // Nothing lost, and the emulator's own delay a small part of the 20 ms each way.
-    let counts = &fresh["link_counts"];
-    assert_eq!(counts["up_dropped"], 0);
-    let passed = counts["up_packets"].as_f64().unwrap() + counts["down_packets"].as_f64().unwrap();
-    let late_ms = counts["late_us"].as_f64().unwrap() / passed / 1000.0;
+    assert_eq!(fresh["link_up_dropped"], 0);
+    let passed = fresh["link_up_packets"].as_f64().unwrap() + fresh["link_down_packets"].as_f64().unwrap();
+    let late_ms = fresh["link_late_us"].as_f64().unwrap() / passed / 1000.0;
     assert!(late_ms < 1.0, "the emulator held packets {late_ms:.3} ms beyond the delay asked, on average");
 }
 
@@ -75,11 +74,12 @@ fn tls_costs_one_round_trip_more_than_tcp_and_quic_one_in_all() {
 fn the_loss_counted_is_the_loss_asked_within_a_point() {
     let args = ["--link", "rtt=1ms,loss=2%", "--clients", "curl", "--mode", "reuse", "-n", "1000", "--warmup", "5"];
     let v = over_link(&[&args[..], &["--rounds", "2"]].concat());
-    let counts = &case(&v, "curl", "reuse")["link_counts"];
-    let seen = counts["up_packets"].as_f64().unwrap() + counts["down_packets"].as_f64().unwrap();
-    let lost = counts["up_dropped"].as_f64().unwrap() + counts["down_dropped"].as_f64().unwrap();
+    let c = case(&v, "curl", "reuse");
+    let field = |name: &str| c[name].as_f64().unwrap_or_else(|| panic!("no {name} in {c:#}"));
+    let seen = field("link_up_packets") + field("link_down_packets");
+    let lost = field("link_up_dropped") + field("link_down_dropped");
     // About a packet each way per request: a point is then over three standard deviations of the count lost.
-    assert!(seen >= 1800.0, "{counts}");
+    assert!(seen >= 1800.0, "{c:#}");
     let percent = 100.0 * lost / seen;
     assert!((1.0..=3.0).contains(&percent), "{percent:.2}% of {seen} packets lost, 2% asked");
     // TCP resent what was lost: every request still succeeded.

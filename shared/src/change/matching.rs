@@ -77,7 +77,7 @@ impl Plan {
             1 => c.body_bytes.map_or_else(|| "the target as given".to_string(), crate::protocol::size_label),
             2 => c.server_delay_ms.map_or_else(|| "none".to_string(), |ms| format!("{ms} ms")),
             3 => c.in_flight().to_string(),
-            _ => c.link.map_or_else(|| "loopback".to_string(), |l| l.spec()),
+            _ => c.link().map_or_else(|| "loopback".to_string(), |l| l.label()),
         };
         let single = |cases: &[Case], i: usize| -> Option<String> {
             let first = show(cases.first()?, i);

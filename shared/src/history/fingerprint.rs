@@ -71,7 +71,7 @@ pub fn case_name(report: &Report, case: &Case) -> String {
     if case.in_flight() > 1 {
         name.push_str(&format!("/c{}", case.in_flight()));
     }
-    if let Some(link) = case.link {
+    if let Some(link) = case.link() {
         name.push_str(&format!("/{}", link.label()));
     }
     name

@@ -45,14 +45,45 @@ pub struct Case {
     /// (`delay_ms=N`, `--server-delay`); absent when none was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_delay_ms: Option<u64>,
-    /// The emulated network link between the client and the embedded server this case ran over (`--link`:
-    /// round trip, jitter, loss, bandwidth); absent over loopback.
+    // The emulated link (`--link`), flat: `Option`s of a type the page reads already, no nested type (each is
+    // one more deserializer in the page). [`Case::link`] and [`Case::link_counts`] give them typed.
+    /// The round trip the emulated network link between the client and the embedded server added, in
+    /// microseconds (`--link rtt=`); absent over loopback, and then so is every `link_` field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link: Option<crate::protocol::Link>,
-    /// What the link's emulator did to this case's packets during its measured rounds: packets, losses, and
-    /// how late it let them through; absent over loopback.
+    pub link_rtt_us: Option<u64>,
+    /// The link's jitter on each one-way delay, ± in microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub link_counts: Option<super::LinkCounts>,
+    pub link_jitter_us: Option<u64>,
+    /// Packets the link dropped at random in each direction, in parts per million (1% = 10000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_loss_ppm: Option<u64>,
+    /// The link's bandwidth from the server to the client, in kbit/s; absent: not limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_down_kbit: Option<u64>,
+    /// The link's bandwidth from the client to the server, in kbit/s; absent: not limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_up_kbit: Option<u64>,
+    /// Packets from the client towards the server that reached the link's emulator in the measured rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_up_packets: Option<u64>,
+    /// Of them, dropped as the link's loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_up_dropped: Option<u64>,
+    /// Packets from the server towards the client that reached the emulator in the measured rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_down_packets: Option<u64>,
+    /// Of them, dropped as the link's loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_down_dropped: Option<u64>,
+    /// Sum of the one-way delays asked of the packets the emulator let through, in microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_asked_delay_us: Option<u64>,
+    /// Sum of how much later than asked it let each through (its own delay), in microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_late_us: Option<u64>,
+    /// The latest it let any packet through, in microseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_late_max_us: Option<u64>,
     /// Distinct connections that served this case's requests, its warm-up included, as the embedded server
     /// counted them: one per request in fresh mode; in reuse mode as many as the client used, e.g. a browser's
     /// six per host over HTTP/1.1 and one over HTTP/2 (a browser case counts the connections its requests were
@@ -207,6 +238,50 @@ pub struct Latency {
 }
 
 impl Case {
+    /// The emulated link this case ran over, from its `link_` fields; `None` over loopback.
+    pub fn link(&self) -> Option<crate::protocol::Link> {
+        Some(crate::protocol::Link {
+            rtt_us: self.link_rtt_us?,
+            jitter_us: self.link_jitter_us.unwrap_or(0),
+            loss_ppm: u32::try_from(self.link_loss_ppm.unwrap_or(0)).unwrap_or(u32::MAX),
+            down_kbit: self.link_down_kbit,
+            up_kbit: self.link_up_kbit,
+        })
+    }
+
+    /// Set the `link_` fields of the link (none: loopback).
+    pub fn set_link(&mut self, link: Option<crate::protocol::Link>) {
+        self.link_rtt_us = link.map(|l| l.rtt_us);
+        self.link_jitter_us = link.map(|l| l.jitter_us);
+        self.link_loss_ppm = link.map(|l| u64::from(l.loss_ppm));
+        self.link_down_kbit = link.and_then(|l| l.down_kbit);
+        self.link_up_kbit = link.and_then(|l| l.up_kbit);
+    }
+
+    /// What the link's emulator counted of this case's packets, from its `link_` fields.
+    pub fn link_counts(&self) -> Option<super::LinkCounts> {
+        Some(super::LinkCounts {
+            up_packets: self.link_up_packets?,
+            up_dropped: self.link_up_dropped.unwrap_or(0),
+            down_packets: self.link_down_packets.unwrap_or(0),
+            down_dropped: self.link_down_dropped.unwrap_or(0),
+            asked_delay_us: self.link_asked_delay_us.unwrap_or(0),
+            late_us: self.link_late_us.unwrap_or(0),
+            late_max_us: self.link_late_max_us.unwrap_or(0),
+        })
+    }
+
+    /// Set the `link_` fields of what the emulator counted.
+    pub fn set_link_counts(&mut self, counts: Option<super::LinkCounts>) {
+        self.link_up_packets = counts.map(|c| c.up_packets);
+        self.link_up_dropped = counts.map(|c| c.up_dropped);
+        self.link_down_packets = counts.map(|c| c.down_packets);
+        self.link_down_dropped = counts.map(|c| c.down_dropped);
+        self.link_asked_delay_us = counts.map(|c| c.asked_delay_us);
+        self.link_late_us = counts.map(|c| c.late_us);
+        self.link_late_max_us = counts.map(|c| c.late_max_us);
+    }
+
     /// Failed requests of every kind.
     pub fn failed(&self) -> u64 {
         self.errors.values().sum()

@@ -1,12 +1,9 @@
 //! What the emulator of a `--link` did to a case's packets ([`LinkCounts`]): the figures that say the link
 //! was the one asked for, or by how much it was not.
 
-use serde::{Deserialize, Serialize};
-
 /// What the emulated link did to a case's packets during its measured rounds, each direction, as its
-/// emulator counted them. Sums, so the counts of rounds and of pooled runs add up.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+/// emulator counted them (a case's `link_` fields, typed). Sums, so the counts of rounds and of pooled runs add up.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LinkCounts {
     /// Packets from the client towards the server that reached the emulator.
     pub up_packets: u64,

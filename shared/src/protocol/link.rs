@@ -2,7 +2,6 @@
 //! rtt=40ms,loss=1%,rate=20mbit`, a named profile such as `4g`, or a scan such as `rtt=0,20ms,80ms`): its
 //! parser, the named profiles, and how a link is named in a case label and in a result file.
 
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::parse_duration;
@@ -18,23 +17,18 @@ pub const MAX_LINKS: usize = 32;
 
 /// An emulated link: what is added to every packet between the clients and the embedded server, both
 /// directions, TCP and UDP alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Link {
     /// Round-trip time added, in microseconds: half of it to each packet in each direction.
     pub rtt_us: u64,
     /// Jitter of each one-way delay, in microseconds: each packet's delay is drawn uniformly within ± this
     /// (at most half the round trip; packets are never reordered).
-    #[serde(default)]
     pub jitter_us: u64,
     /// Packets dropped at random, in each direction, in parts per million (1% = 10000).
-    #[serde(default)]
     pub loss_ppm: u32,
     /// Bandwidth from the server to the clients, in kbit/s (`None`: not limited).
-    #[serde(default)]
     pub down_kbit: Option<u64>,
     /// Bandwidth from the clients to the server, in kbit/s (`None`: not limited).
-    #[serde(default)]
     pub up_kbit: Option<u64>,
 }
 

@@ -47,8 +47,8 @@ pub(super) fn render(sources: &[Source<'_>]) -> String {
         // The load, last, so scripts reading the columns before it by position keep working.
         let int = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         fields.extend([c.in_flight().to_string(), int(c.body_bytes), int(c.server_delay_ms), int(c.connections)]);
-        // The emulated link as --link takes it (empty over loopback).
-        fields.push(c.link.map(|l| l.spec()).unwrap_or_default());
+        // The emulated link as case labels name it (empty over loopback).
+        fields.push(c.link().map(|l| l.label()).unwrap_or_default());
         let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
         out.push_str(&quoted.join(","));
         out.push('\n');

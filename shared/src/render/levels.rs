@@ -71,7 +71,7 @@ pub fn header_part(cases: &[crate::model::Case]) -> String {
     values(&mut out, " · in flight ", "", cases, |c| Some(c.in_flight().to_string()));
     values(&mut out, " · bodies ", "", cases, |c| c.body_bytes.map(crate::protocol::size_label));
     values(&mut out, " · server delay ", " ms", cases, |c| c.server_delay_ms.map(|d| d.to_string()));
-    values(&mut out, " · emulated link ", "", cases, |c| c.link.map(|l| l.label()));
+    values(&mut out, " · emulated link ", "", cases, |c| c.link().map(|l| l.label()));
     out
 }
 

@@ -17,7 +17,7 @@ const JUDGED_FROM_PACKETS: u64 = 200;
 /// A note for each link of `rows` whose cases counted packets, in the order the links first appear.
 pub(super) fn link_notes(rows: &[Row<'_>]) -> Vec<Note> {
     let mut links: Vec<Link> = Vec::new();
-    for link in rows.iter().filter_map(|r| r.case.link) {
+    for link in rows.iter().filter_map(|r| r.case.link()) {
         if !links.contains(&link) {
             links.push(link);
         }
@@ -26,8 +26,8 @@ pub(super) fn link_notes(rows: &[Row<'_>]) -> Vec<Note> {
         .into_iter()
         .filter_map(|link| {
             let mut counts = LinkCounts::default();
-            for r in rows.iter().filter(|r| r.case.link == Some(link)) {
-                counts.add(r.case.link_counts.as_ref()?);
+            for r in rows.iter().filter(|r| r.case.link() == Some(link)) {
+                counts.add(&r.case.link_counts()?);
             }
             note(&link, &counts)
         })

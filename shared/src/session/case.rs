@@ -41,7 +41,7 @@ impl CaseState {
     /// The finished case: the recorder's figures, and what the session knows of the case.
     pub(super) fn case(&self, tls: bool) -> Case {
         let seen = self.handshakes.as_deref().filter(|_| tls);
-        Case {
+        let mut case = Case {
             http_version: self.observed_http.unwrap_or(self.key.http),
             tls: seen.and_then(suite),
             tls_full_handshakes: seen.map(|s| s.iter().map(|h| h.full).sum()),
@@ -56,11 +56,12 @@ impl CaseState {
             concurrency: Some(u64::from(self.key.concurrency)).filter(|c| *c > 1),
             body_bytes: self.key.body_bytes,
             server_delay_ms: self.key.server_delay_ms,
-            link: self.key.link,
-            link_counts: self.link_counts,
             connections: self.connections,
             ..self.recorder.finish(&self.key.client, self.key.mode, self.cpu)
-        }
+        };
+        case.set_link(self.key.link);
+        case.set_link_counts(self.link_counts);
+        case
     }
 }
 

@@ -57,7 +57,7 @@ impl CaseKey {
             http: case.http_version,
             body_bytes: case.body_bytes,
             server_delay_ms: case.server_delay_ms,
-            link: case.link,
+            link: case.link(),
             // A report's concurrency came from a `u32` key; a hand-made one beyond it matches no histogram.
             concurrency: u32::try_from(case.in_flight()).unwrap_or(u32::MAX),
         }

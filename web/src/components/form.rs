@@ -337,8 +337,11 @@ pub(super) fn SettingsForm(
     let submit = move |ev: SubmitEvent| {
         ev.prevent_default();
         let raw = form.raw();
-        let mut errors = raw.errors(&crate::browser::origin(), crate::browser::engine());
-        errors.sort_by_key(|e| e.field.and_then(|f| FORM_ORDER.iter().position(|&o| o == f)));
+        let found = raw.errors(&crate::browser::origin(), crate::browser::engine());
+        // In the form's order, through shared's one sort (a sort of its own is one more copy of std's here).
+        let at = |i: usize| found[i].field.and_then(|f| FORM_ORDER.iter().position(|&o| o == f));
+        let order = httpbench_shared::order::stable_order(found.len(), &|a, b| at(a).cmp(&at(b)));
+        let errors: Vec<_> = order.into_iter().map(|i| found[i].clone()).collect();
         mark(&errors);
         state.start(raw);
         if let Some(first) = errors.first() {
