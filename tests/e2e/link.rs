@@ -132,3 +132,91 @@ fn without_privileges_a_link_is_refused_saying_what_to_do() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN)") && err.contains("sudo"), "{err}");
 }
+
+/// The network namespaces process `pid` and its threads are in, as `net:[INODE]`.
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let tasks =
+        std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+    let mut out: Vec<String> = tasks
+        .iter()
+        .filter_map(|t| std::fs::read_link(t.path().join("ns/net")).ok())
+        .map(|l| l.display().to_string())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The processes `pid` started (its server among them).
+fn children_of(pid: u32) -> Vec<u32> {
+    let tasks =
+        std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+    let lists =
+        tasks.iter().filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok()).collect::<Vec<_>>();
+    lists.iter().flat_map(|l| l.split_whitespace().filter_map(|p| p.parse().ok()).collect::<Vec<_>>()).collect()
+}
+
+/// Whatever keeps one of `namespaces` alive: a process or thread in it, a descriptor of it, or a mount of it
+/// (`ip netns add` keeps one so, in /run/netns, with no process at all).
+fn anyone_holds(namespaces: &[String]) -> Vec<String> {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut holders: Vec<String> =
+        namespaces.iter().filter(|n| mounts.contains(n.as_str())).map(|n| format!("a mount of {n}")).collect();
+    for proc_entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = proc_entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let fds = std::fs::read_dir(proc_entry.path().join("fd"))
+            .map(|d| d.flatten().collect::<Vec<_>>())
+            .unwrap_or_default();
+        let held = fds.iter().filter_map(|f| std::fs::read_link(f.path()).ok()).map(|l| l.display().to_string());
+        if namespaces_of(pid).into_iter().chain(held).any(|n| namespaces.contains(&n)) {
+            holders.push(pid.to_string());
+        }
+    }
+    holders
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn a_run_stopped_by_ctrl_c_or_killed_leaves_no_namespace_behind() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let host = namespaces_of(std::process::id());
+    for signal in [libc::SIGINT, libc::SIGKILL] {
+        let mut child = crate::support::cli::bin()
+            .args(["run", "--link", "rtt=20ms", "--clients", "curl", "-n", "5000", "--no-progress"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        // Its own namespaces: those of its threads, and its server's, beside the host's.
+        let mut theirs = Vec::new();
+        crate::support::wait_until(
+            "the run's clients on their side of the link",
+            std::time::Duration::from_secs(20),
+            || {
+                let all = std::iter::once(pid).chain(children_of(pid)).flat_map(namespaces_of);
+                theirs = all.filter(|n| !host.contains(n)).collect();
+                theirs.sort();
+                theirs.dedup();
+                // The clients' side and the server's.
+                theirs.len() >= 2
+            },
+            || format!("{pid} is in {:?}", namespaces_of(pid)),
+        );
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        // The check below sees them while the run holds them.
+        assert!(anyone_holds(&theirs).len() >= 2, "{theirs:?} held by {:?}", anyone_holds(&theirs));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(pid as i32, signal) };
+        let status = child.wait().unwrap();
+        if signal == libc::SIGINT {
+            assert_eq!(status.code(), Some(130), "Ctrl-C reports what it measured and exits 130");
+        }
+        crate::support::wait_until(
+            "nothing to hold the run's namespaces",
+            std::time::Duration::from_secs(10),
+            || anyone_holds(&theirs).is_empty(),
+            || format!("after signal {signal}, processes {:?} still hold {theirs:?}", anyone_holds(&theirs)),
+        );
+    }
+}
