@@ -182,8 +182,12 @@ impl Sandbox {
         let stdout = child.stdout.take()?;
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let first = BufReader::new(stdout).lines().next().and_then(Result::ok);
+            let mut lines = BufReader::new(stdout).lines();
+            let first = lines.next().and_then(Result::ok);
             let _ = tx.send(first.unwrap_or_default());
+            // Read on to the end: over TLS serve prints its CA and pin after its address, and a closed pipe
+            // would end it (a reader gone is no error to it).
+            lines.for_each(drop);
         });
         let first = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_default();
         if !first.starts_with("listening on ") {
