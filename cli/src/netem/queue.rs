@@ -67,7 +67,7 @@ impl Worker {
             .spawn(move || {
                 // Timers wake within a microsecond of when they are due, not the default 50.
                 // SAFETY: prctl with integer arguments only.
-                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1) };
+                unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
                 if let Err(e) = pump(&mut queue, fd, &s, &l, &c) {
                     eprintln!("httpbench: error: the emulated link stopped: {e}");
                 }
@@ -114,6 +114,10 @@ fn bind(ns: &Namespace) -> anyhow::Result<Bound> {
             unsafe { libc::close(fd) };
             let mut queue = Queue::open()?;
             anyhow::ensure!(is_netfilter_socket(fd), "cannot find the queue's socket (descriptor {fd})");
+            // nfq opens it inheritable: the server, adapters and `ip`/`tc` would inherit it, and a socket keeps
+            // its namespace alive after this process.
+            // SAFETY: fcntl on a descriptor this thread just checked.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
             queue.bind(QUEUE_NUM)?;
             // Metadata only: the verdict needs the packet's id, not its bytes.
             queue.set_copy_range(QUEUE_NUM, 0)?;
