@@ -162,6 +162,20 @@ mod tests {
     use std::cell::RefCell;
     use std::time::Duration;
 
+    /// Instruments with the clock, CPU meter and stop flag only: no server, no turns, no link.
+    fn plain<'a>(clock: &'a dyn Clock, cpu: &'a dyn Fn() -> Option<CpuTime>, stop: &'a AtomicBool) -> Instruments<'a> {
+        Instruments {
+            clock,
+            cpu,
+            stop,
+            handshakes: None,
+            connections: None,
+            turn: None,
+            before: None,
+            link_counts: None,
+        }
+    }
+
     use httpbench_shared::clock::MockClock;
     use httpbench_shared::session::{Budget, Finished, Header, Matrix, Plan};
     use httpbench_shared::EnvironmentKind;
@@ -214,16 +228,7 @@ mod tests {
         let log = RefCell::new(Vec::new());
         let stop = AtomicBool::new(false);
         let cpu = || Some(CpuTime { user: clock.now() / 2, sys: Duration::ZERO });
-        let inst = Instruments {
-            clock: &clock,
-            cpu: &cpu,
-            stop: &stop,
-            handshakes: None,
-            connections: None,
-            turn: None,
-            before: None,
-            link_counts: None,
-        };
+        let inst = plain(&clock, &cpu, &stop);
         let a = Scripted { name: "a", clock: &clock, latencies_us: vec![100], calls: 0, log: &log };
         let b = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 300], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(10), warmup: 2, rounds: 3, interleave: true };
@@ -250,16 +255,7 @@ mod tests {
         let clock = MockClock::new();
         let stop = AtomicBool::new(false);
         let cpu = || None;
-        let inst = Instruments {
-            clock: &clock,
-            cpu: &cpu,
-            stop: &stop,
-            handshakes: None,
-            connections: None,
-            turn: None,
-            before: None,
-            link_counts: None,
-        };
+        let inst = plain(&clock, &cpu, &stop);
         let plan = Plan { budget: Budget::Count(100), warmup: 0, rounds: 1, interleave: false };
         let out = drive(
             plan,
@@ -316,16 +312,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         // The client burns 60% of the wall time in user mode and 20% in the kernel.
         let cpu = || Some(CpuTime { user: clock.now() * 3 / 5, sys: clock.now() / 5 });
-        let inst = Instruments {
-            clock: &clock,
-            cpu: &cpu,
-            stop: &stop,
-            handshakes: None,
-            connections: None,
-            turn: None,
-            before: None,
-            link_counts: None,
-        };
+        let inst = plain(&clock, &cpu, &stop);
         let fast = Scripted { name: "a", clock: &clock, latencies_us: vec![80, 85, 90, 95, 400], calls: 0, log: &log };
         let slow = Scripted { name: "b", clock: &clock, latencies_us: vec![200, 210, 190, 205], calls: 0, log: &log };
         let plan = Plan { budget: Budget::Count(1000), warmup: 10, rounds: 5, interleave: true };
