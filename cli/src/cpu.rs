@@ -16,6 +16,15 @@ pub(crate) fn process_cpu() -> Option<CpuTime> {
     (rc == 0).then(|| CpuTime { user: timeval(usage.ru_utime), sys: timeval(usage.ru_stime) })
 }
 
+/// CPU time used by the calling thread so far, or `None` where the OS does not say.
+pub(crate) fn thread_cpu() -> Option<CpuTime> {
+    // SAFETY: as in process_cpu, for the calling thread only.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_THREAD with a valid pointer.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    (rc == 0).then(|| CpuTime { user: timeval(usage.ru_utime), sys: timeval(usage.ru_stime) })
+}
+
 fn timeval(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
 }

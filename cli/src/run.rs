@@ -30,6 +30,13 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         Some((db, commit)) => Some(crate::history::Pending::open(db, commit.as_deref())?),
         None => None,
     };
+    // With --link, the server's namespace and the clients', joined by the emulated link (at the first case's).
+    // Started before pinning: the link's threads, which spin before each packet is due, must not take the
+    // measuring thread's CPU.
+    let network = match options.matrix.links.first() {
+        Some(Some(first)) => Some(crate::netem::Network::start(first).context("cannot set up the emulated link")?),
+        _ => None,
+    };
     // Read before pinning: a browser placed with `--browser-pin none` gets every CPU this process could use.
     let allowed = placement::current_thread_cpus().ok();
     let plan = placement::plan(options.pin).map_err(|e| Usage(e.0))?;
@@ -41,11 +48,6 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     // Only a browser run saves results: a read-only or full TMPDIR must not fail a run that needs no folder.
     let results = options.browser.as_ref().map(|_| tempfile::tempdir()).transpose();
     let results = results.context("cannot create a folder for the browser's results in TMPDIR")?;
-    // With --link, the server's namespace and the clients', joined by the emulated link (at the first case's).
-    let network = match options.matrix.links.first() {
-        Some(Some(first)) => Some(crate::netem::Network::start(first).context("cannot set up the emulated link")?),
-        _ => None,
-    };
     let servers = Servers::start(options, plan.server_cpu, results.as_ref().map(|r| r.path()), network.as_ref())?;
     if let Some(n) = &network {
         // This thread runs the clients and starts their threads and processes: all of them go over the link.

@@ -62,6 +62,9 @@ pub(crate) fn run(
                 progress.stage(&format!("warm-up {}", labels[case]));
                 if let Some(before) = inst.before {
                     before(case);
+                    if inst.stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
                 }
                 round(session, case, pools[case].as_mut(), RoundBudget::Requests(requests), None, inst);
                 case
@@ -70,6 +73,10 @@ pub(crate) fn run(
                 progress.stage(&format!("{} · {} rounds left", labels[case], session.rounds_left()));
                 if let Some(before) = inst.before {
                     before(case);
+                    // A link that could not be set stops the run: no round over another link than its case's.
+                    if inst.stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
                 }
                 let before = inst.handshakes.and_then(|read| read());
                 let _between_rounds = inst.link_counts.map(|take| take());

@@ -394,6 +394,7 @@ impl Recorder {
             link_asked_delay_us: None,
             link_late_us: None,
             link_late_max_us: None,
+            link_queue_dropped: None,
             connections: None,
             iterations: self.iterations,
             ok: self.ok,

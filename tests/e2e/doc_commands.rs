@@ -262,6 +262,9 @@ fn every_command_of_the_readme_and_the_guide_runs() {
             }
             continue;
         }
+        // Link runs time packets to a tenth of a millisecond: not beside another test's.
+        let _one =
+            line.contains("--link").then(|| crate::link::ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner()));
         let (mut code, mut out, mut err) = sandbox.bash(&line, 300);
         if code != 0 && line.contains("--browser") {
             // A browser's own crash (WebKitGTK's web process has crashed here) is not the documentation's:

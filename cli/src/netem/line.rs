@@ -30,11 +30,13 @@ impl DelayLine {
         line
     }
 
-    /// Change to `link` (a scan's next link); packets already in the line keep their times.
+    /// Change to `link` (a scan's next link). The next packet waits for none that came before: the queue lets
+    /// those go at once, between cases, so none is held behind the last link's delay.
     pub(crate) fn set(&mut self, link: &Link) {
         self.one_way = Duration::from_micros(link.one_way_us());
         self.jitter_us = link.jitter_us;
         self.loss_ppm = link.loss_ppm;
+        self.last = Duration::ZERO;
     }
 
     /// When a packet that reached the line at `now` (since any fixed start) leaves it; `None`: it is lost.
@@ -97,5 +99,10 @@ mod tests {
         assert!((1800..2200).contains(&lost), "2% of 100000 asked, {lost} lost");
         line.set(&link(10, 0, 0));
         assert!((0..1000).all(|_| line.admit(Duration::ZERO) == Some(Duration::from_millis(5))));
+        // From 80 ms to none: the next packet does not wait behind the last one's 40 ms.
+        let mut line = DelayLine::new(&link(80, 0, 0), 1);
+        assert_eq!(line.admit(Duration::ZERO), Some(Duration::from_millis(40)));
+        line.set(&link(0, 0, 0));
+        assert_eq!(line.admit(Duration::from_millis(1)), Some(Duration::from_millis(1)));
     }
 }

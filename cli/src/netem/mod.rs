@@ -1,11 +1,17 @@
 //! `--link`: a real, emulated network between the run's clients and its embedded server. The server lives in
-//! a network namespace of its own and the clients (native, command, browser) in another, joined by a veth
-//! pair. Every packet leaving either side, TCP and UDP alike, passes that direction's delay line (an NFQUEUE
-//! thread of this process, [`queue`]: delay, jitter, loss) and then a token bucket (`tc tbf`: bandwidth, with
-//! a bounded queue). The kernel here has no `sch_netem`, so delay and loss are done in user space; the queue
-//! counts how late it let packets go, the emulator's own error, which the run reports. The namespaces are
-//! held by descriptors of this process only ([`ns`]): they, the veth pair and every rule vanish when it exits,
-//! however it exits. Nothing of the host's own network is touched.
+//! a network namespace of its own, the clients (native, command, browser) in another, and a third between
+//! them is the link: a router joined to each side by a veth pair, forwarding every packet, TCP and UDP alike.
+//! Each direction passes a delay line there (an NFQUEUE thread of this process, [`queue`]: delay, jitter,
+//! loss) and then a token bucket on the router's way out (`tc tbf`: bandwidth, with a bounded queue), as a
+//! real path's router and bottleneck would. The kernel here has no `sch_netem`, so delay and loss are done in
+//! user space; the queue counts how late it let packets go, the emulator's own error, which the run reports.
+//!
+//! Why a router and not each side's own way out: a packet the sender's kernel still holds counts against its
+//! socket's send budget (TCP small queues, about a millisecond of data), so delaying packets there capped a
+//! 100 Mbit/s, 10 ms link at 9 Mbit/s (measured). A packet received by the router is no longer the sender's.
+//!
+//! The namespaces are held by descriptors of this process only ([`ns`]): they, the veth pairs and every rule
+//! vanish when it exits, however it exits. Nothing of the host's own network is touched.
 
 pub(crate) mod line;
 mod ns;
@@ -20,17 +26,29 @@ use httpbench_shared::protocol::Link;
 
 pub(crate) use ns::Namespace;
 
-/// The server's address on the link (a /30 of its own, only inside the two namespaces).
+/// The server's address on the link (each side has a /30 of its own with the router, only inside the
+/// namespaces).
 pub(crate) const SERVER_ADDR: &str = "10.77.0.1";
+/// The router's address on the server's side.
+const ROUTER_SERVER_ADDR: &str = "10.77.0.2";
 /// The clients' address on the link.
-const CLIENT_ADDR: &str = "10.77.0.2";
-/// The veth ends: the clients' and the server's.
+const CLIENT_ADDR: &str = "10.77.1.2";
+/// The router's address on the clients' side.
+const ROUTER_CLIENT_ADDR: &str = "10.77.1.1";
+/// The veth ends: the clients' and the router's facing them, the server's and the router's facing it.
 const CLIENT_DEV: &str = "hbc";
+const ROUTER_CLIENT_DEV: &str = "hbrc";
 const SERVER_DEV: &str = "hbs";
+const ROUTER_SERVER_DEV: &str = "hbrs";
+/// The router's queue numbers: packets from the clients, and from the server.
+const UP_QUEUE: u16 = 0;
+const DOWN_QUEUE: u16 = 1;
 
-/// The emulated network of a run: both namespaces, the veth pair between them and each direction's queue.
+/// The emulated network of a run: the three namespaces, the veth pairs between them and each direction's
+/// queue.
 pub(crate) struct Network {
     client: Namespace,
+    router: Namespace,
     server: Namespace,
     /// Packets from the clients to the server.
     up: queue::Worker,
@@ -38,6 +56,9 @@ pub(crate) struct Network {
     down: queue::Worker,
     /// The link the network is at now.
     current: Mutex<Link>,
+    /// Packets each bandwidth limit (the router's queue towards the server, and towards the clients) had
+    /// dropped when last read.
+    shaper_drops: Mutex<[u64; 2]>,
 }
 
 /// Why `--link` cannot run here, or `None`: it needs CAP_NET_ADMIN and CAP_SYS_ADMIN (namespaces, interfaces,
@@ -72,24 +93,37 @@ fn which(program: &str) -> Option<std::path::PathBuf> {
 }
 
 impl Network {
-    /// Make both namespaces, join them and start the link at `link`.
+    /// Make the namespaces, join them through the router and start the link at `link`.
     pub(crate) fn start(link: &Link) -> anyhow::Result<Network> {
-        let client = Namespace::new()?;
-        let server = Namespace::new()?;
-        let peer = server.path();
-        client.run("ip", &["link", "add", CLIENT_DEV, "type", "veth", "peer", "name", SERVER_DEV, "netns", &peer])?;
-        for (ns, dev, addr) in [(&client, CLIENT_DEV, CLIENT_ADDR), (&server, SERVER_DEV, SERVER_ADDR)] {
+        let (client, router, server) = (Namespace::new()?, Namespace::new()?, Namespace::new()?);
+        let sides = [
+            (&client, CLIENT_DEV, CLIENT_ADDR, ROUTER_CLIENT_DEV, ROUTER_CLIENT_ADDR, UP_QUEUE),
+            (&server, SERVER_DEV, SERVER_ADDR, ROUTER_SERVER_DEV, ROUTER_SERVER_ADDR, DOWN_QUEUE),
+        ];
+        router.run("ip", &["link", "set", "lo", "up"])?;
+        router.write("/proc/sys/net/ipv4/ip_forward", "1")?;
+        for (ns, dev, addr, router_dev, router_addr, queue) in sides {
+            router.run("ip", &["link", "add", router_dev, "type", "veth", "peer", "name", dev, "netns", &ns.path()])?;
+            router.run("ip", &["addr", "add", &format!("{router_addr}/30"), "dev", router_dev])?;
+            router.run("ip", &["link", "set", router_dev, "up"])?;
             ns.run("ip", &["addr", "add", &format!("{addr}/30"), "dev", dev])?;
             ns.run("ip", &["link", "set", dev, "up"])?;
             ns.run("ip", &["link", "set", "lo", "up"])?;
-            let queue = queue::QUEUE_NUM.to_string();
-            let rule = ["-w", "-t", "mangle", "-A", "POSTROUTING", "-o", dev, "-j", "NFQUEUE", "--queue-num", &queue];
-            ns.run("iptables", &rule).context("cannot send the link's packets to its queue")?;
+            ns.run("ip", &["route", "add", "default", "via", router_addr])?;
+            // What comes in from this side goes to its direction's delay line before it is forwarded.
+            let (queue, rule) = (queue.to_string(), ["-w", "-t", "mangle", "-A", "FORWARD", "-i", router_dev]);
+            let rule = [&rule[..], &["-j", "NFQUEUE", "--queue-num", &queue]].concat();
+            router.run("iptables", &rule).context("cannot send the link's packets to its queue")?;
         }
+        // A fresh-mode client opens thousands of connections a second. Off loopback the kernel reuses none in
+        // TIME-WAIT by default and runs out of ports in seconds: reuse them, from every port there is.
+        client.write("/proc/sys/net/ipv4/tcp_tw_reuse", "1")?;
+        client.write("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535")?;
         let seed = fastrand::u64(..);
-        let up = queue::Worker::start(&client, link, seed)?;
-        let down = queue::Worker::start(&server, link, seed.rotate_left(32))?;
-        let network = Network { client, server, up, down, current: Mutex::new(*link) };
+        let up = queue::Worker::start(&router, UP_QUEUE, link, seed)?;
+        let down = queue::Worker::start(&router, DOWN_QUEUE, link, seed.rotate_left(32))?;
+        let shaper_drops = Mutex::new([0; 2]);
+        let network = Network { client, router, server, up, down, current: Mutex::new(*link), shaper_drops };
         network.shape(link)?;
         Ok(network)
     }
@@ -98,6 +132,7 @@ impl Network {
     /// delay, loss and bandwidth. A link that cannot be set stops the run (`stop`), told why: no case may run
     /// over another link than its own.
     pub(crate) fn switch(&self, link: Option<&Link>, stop: &AtomicBool) {
+        self.check(stop);
         let Some(link) = link else { return };
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
         if *current == *link {
@@ -114,9 +149,10 @@ impl Network {
         }
     }
 
-    /// Each side's bandwidth: a token bucket on its veth end, or none.
+    /// Each direction's bandwidth: a token bucket on the router's way out to that direction's receiver, or none.
     fn shape(&self, link: &Link) -> anyhow::Result<()> {
-        for (ns, dev, kbit) in [(&self.client, CLIENT_DEV, link.up_kbit), (&self.server, SERVER_DEV, link.down_kbit)] {
+        for (dev, kbit) in [(ROUTER_SERVER_DEV, link.up_kbit), (ROUTER_CLIENT_DEV, link.down_kbit)] {
+            let ns = &self.router;
             match kbit {
                 Some(kbit) => {
                     let (burst, limit) = bucket(kbit);
@@ -143,10 +179,25 @@ impl Network {
         &self.server
     }
 
+    /// Stop the run (`stop`), told why, if a direction of the link stopped passing packets: its requests
+    /// would fail for a reason that is the emulator's, not the client's.
+    pub(crate) fn check(&self, stop: &AtomicBool) {
+        if (self.up.failed() || self.down.failed()) && !stop.swap(true, Ordering::Relaxed) {
+            eprintln!("httpbench: error: the emulated link no longer passes packets; stopping the run");
+        }
+    }
+
+    /// CPU time the link's own threads (in this process) used so far: not the clients'.
+    pub(crate) fn cpu(&self) -> httpbench_shared::CpuTime {
+        let (up, down) = (self.up.cpu(), self.down.cpu());
+        httpbench_shared::CpuTime { user: up.user + down.user, sys: up.sys + down.sys }
+    }
+
     /// What the link did to packets since the last call, both directions.
     pub(crate) fn take_counts(&self) -> LinkCounts {
         let (up, down) = (self.up.take(), self.down.take());
         LinkCounts {
+            queue_dropped: up.overflowed + down.overflowed + self.take_shaper_drops(),
             up_packets: up.packets,
             up_dropped: up.dropped,
             down_packets: down.packets,
@@ -156,6 +207,32 @@ impl Network {
             late_max_us: up.late_max_us.max(down.late_max_us),
         }
     }
+}
+
+impl Network {
+    /// Packets both sides' bandwidth limits dropped since the last call (`tc -s qdisc`: a sender overran the
+    /// bounded queue), 0 where tc does not say.
+    fn take_shaper_drops(&self) -> u64 {
+        let mut last = self.shaper_drops.lock().unwrap_or_else(|p| p.into_inner());
+        let mut dropped = 0;
+        for (i, (ns, dev)) in [(&self.client, CLIENT_DEV), (&self.server, SERVER_DEV)].into_iter().enumerate() {
+            let Some(now) =
+                ns.output("tc", &["-s", "-j", "qdisc", "show", "dev", dev]).ok().and_then(|o| qdisc_drops(&o))
+            else {
+                continue;
+            };
+            // A new link's queue starts again from 0.
+            dropped += now.saturating_sub(last[i]);
+            last[i] = now;
+        }
+        dropped
+    }
+}
+
+/// The drops of every queue in `tc -s -j qdisc show`'s output.
+fn qdisc_drops(json: &str) -> Option<u64> {
+    let qdiscs: Vec<serde_json::Value> = serde_json::from_str(json).ok()?;
+    Some(qdiscs.iter().filter_map(|q| q["drops"].as_u64()).sum())
 }
 
 /// A token bucket for `kbit` kbit/s: its burst (at least two full packets, else 4 ms at the rate) and its
@@ -169,6 +246,14 @@ fn bucket(kbit: u64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_drops_of_every_queue_are_summed() {
+        let shown =
+            r#"[{"kind":"tbf","handle":"8001:","root":true,"drops":12,"overlimits":40},{"kind":"x","drops":3}]"#;
+        assert_eq!(qdisc_drops(shown), Some(15));
+        assert_eq!(qdisc_drops("Error: no such device"), None);
+    }
 
     #[test]
     fn a_bucket_holds_two_packets_at_least_and_queues_a_tenth_of_a_second() {

@@ -56,6 +56,11 @@ impl Namespace {
 
     /// Run `program ARGS` inside this namespace and wait for it; its error output names what failed.
     pub(crate) fn run(&self, program: &str, args: &[&str]) -> anyhow::Result<()> {
+        self.output(program, args).map(drop)
+    }
+
+    /// What `program ARGS`, run inside this namespace, printed; its error output names what failed.
+    pub(crate) fn output(&self, program: &str, args: &[&str]) -> anyhow::Result<String> {
         let out = self.command(program).args(args).stdin(Stdio::null()).output().with_context(|| {
             format!("cannot run {program} (install iproute2 and iptables: scripts/setup.sh --link)")
         })?;
@@ -63,7 +68,19 @@ impl Namespace {
             let err = String::from_utf8_lossy(&out.stderr);
             bail!("{program} {} failed: {}", args.join(" "), err.trim());
         }
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Write `value` to `/proc/sys` file `path` as seen inside this namespace (its own network settings).
+    pub(crate) fn write(&self, path: &str, value: &str) -> anyhow::Result<()> {
+        std::thread::scope(|s| {
+            s.spawn(|| -> anyhow::Result<()> {
+                self.enter()?;
+                std::fs::write(path, value).with_context(|| format!("cannot set {path} to {value}"))
+            })
+            .join()
+            .map_err(|_| anyhow::anyhow!("the thread setting {path} panicked"))?
+        })
     }
 }
 

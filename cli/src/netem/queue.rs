@@ -3,6 +3,7 @@
 //! it. It counts what it did and how late it let packets go, the emulator's own error.
 
 use std::collections::VecDeque;
+use std::io::{Read, Seek};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -10,13 +11,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use httpbench_shared::protocol::Link;
+use httpbench_shared::CpuTime;
 use nfq::{Queue, Verdict};
 
 use super::line::DelayLine;
 use super::ns::Namespace;
 
-/// The NFQUEUE number each side's rule sends its packets to (queues are per namespace).
-pub(crate) const QUEUE_NUM: u16 = 0;
 /// Packets the kernel holds for the queue at most: at 100 Mbit/s and 1 s of delay, some 8000 full packets.
 const QUEUE_MAX_LEN: u32 = 16_384;
 /// The longest the thread sleeps without looking at its stop flag.
@@ -38,113 +38,179 @@ pub(crate) struct Counts {
     pub late_us: u64,
     /// The latest any packet was let go, in microseconds.
     pub late_max_us: u64,
+    /// Packets the kernel dropped because the queue was full or this thread could not take them.
+    pub overflowed: u64,
 }
 
-/// The queue's netlink socket, as a descriptor to wait on (nfq keeps it private).
+/// The queue's netlink socket, as a descriptor to wait on (nfq keeps it private), and the kernel's counters
+/// of the queue, opened inside its namespace (a `/proc/net` file shows the namespace it was opened in).
 struct Bound {
     queue: Queue,
     fd: i32,
+    stats: std::fs::File,
+}
+
+/// What the queue thread shares with the rest of the run.
+#[derive(Default)]
+struct Shared {
+    /// Set to end the thread.
+    stop: AtomicBool,
+    /// Set when the thread ended on an error: its direction no longer passes packets.
+    failed: AtomicBool,
+    /// Set by a change of link: let every held packet go now, so none waits behind the last link's delay.
+    drain: AtomicBool,
+    counts: Mutex<Counts>,
+    /// The thread's own CPU time so far, updated after each pass of its loop.
+    cpu: Mutex<CpuTime>,
 }
 
 /// A running queue thread; dropping it lets every packet it holds go and stops it.
 pub(crate) struct Worker {
-    stop: Arc<AtomicBool>,
+    /// The NFQUEUE number its rule sends packets to.
+    num: u16,
+    shared: Arc<Shared>,
     line: Arc<Mutex<DelayLine>>,
-    counts: Arc<Mutex<Counts>>,
+    stats: Mutex<std::fs::File>,
+    /// The kernel's drop count when last read.
+    overflowed: Mutex<u64>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Worker {
-    /// Start the queue of `ns`'s outgoing packets for `link`; returns once the queue is bound, or why not.
-    pub(crate) fn start(ns: &Namespace, link: &Link, seed: u64) -> anyhow::Result<Worker> {
-        let Bound { mut queue, fd } = bind(ns).context("cannot take the emulated link's packets (NFQUEUE)")?;
-        let stop = Arc::new(AtomicBool::new(false));
+    /// Start queue `num` of `ns` (where a rule sends it one direction's packets) for `link`; returns once the
+    /// queue is bound, or why not.
+    pub(crate) fn start(ns: &Namespace, num: u16, link: &Link, seed: u64) -> anyhow::Result<Worker> {
+        let Bound { mut queue, fd, mut stats } =
+            bind(ns, num).context("cannot take the emulated link's packets (NFQUEUE)")?;
+        let shared = Arc::new(Shared::default());
         let line = Arc::new(Mutex::new(DelayLine::new(link, seed)));
-        let counts = Arc::new(Mutex::new(Counts::default()));
-        let (s, l, c) = (stop.clone(), line.clone(), counts.clone());
+        let overflowed = Mutex::new(overflow_count(&mut stats, num).unwrap_or(0));
+        let (s, l) = (shared.clone(), line.clone());
         let thread = std::thread::Builder::new()
             .name("httpbench-link".into())
             .spawn(move || {
                 // Timers wake within a microsecond of when they are due, not the default 50.
                 // SAFETY: prctl with integer arguments only.
                 unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-                if let Err(e) = pump(&mut queue, fd, &s, &l, &c) {
+                if let Err(e) = pump(&mut queue, fd, &s, &l) {
+                    s.failed.store(true, Ordering::Relaxed);
                     eprintln!("httpbench: error: the emulated link stopped: {e}");
                 }
             })
             .context("cannot start the emulated link's thread")?;
-        Ok(Worker { stop, line, counts, thread: Some(thread) })
+        Ok(Worker { num, shared, line, stats: Mutex::new(stats), overflowed, thread: Some(thread) })
     }
 
-    /// Change the direction's delay and loss (the next link of a scan).
+    /// Change the direction's delay and loss (the next link of a scan); packets held for the last link go now.
     pub(crate) fn set(&self, link: &Link) {
         if let Ok(mut line) = self.line.lock() {
             line.set(link);
+            self.shared.drain.store(true, Ordering::Relaxed);
         }
     }
 
-    /// What the queue did since the last call.
+    /// What the queue did since the last call, the kernel's drops of its packets included.
     pub(crate) fn take(&self) -> Counts {
-        self.counts.lock().map(|mut c| std::mem::take(&mut *c)).unwrap_or_default()
+        let mut counts = self.shared.counts.lock().map(|mut c| std::mem::take(&mut *c)).unwrap_or_default();
+        let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last = self.overflowed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(now) = overflow_count(&mut stats, self.num) {
+            counts.overflowed = now.saturating_sub(*last);
+            *last = now;
+        }
+        counts
     }
+
+    /// Whether the thread ended on an error (its direction passes no packet any more).
+    pub(crate) fn failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Relaxed) || self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+
+    /// The thread's CPU time so far: spent emulating the link, not by the clients, though in this process.
+    pub(crate) fn cpu(&self) -> CpuTime {
+        self.shared.cpu.lock().map(|c| *c).unwrap_or_default()
+    }
+}
+
+/// Packets of queue `num` the kernel dropped so far: its queue was full (`queue_dropped`) or the
+/// thread's socket was (`user_dropped`), from `/proc/net/netfilter/nfnetlink_queue`.
+fn overflow_count(stats: &mut std::fs::File, num: u16) -> Option<u64> {
+    let mut text = String::new();
+    stats.rewind().ok()?;
+    stats.read_to_string(&mut text).ok()?;
+    let fields: Vec<u64> = text
+        .lines()
+        .map(|l| l.split_whitespace().filter_map(|f| f.parse().ok()).collect::<Vec<u64>>())
+        .find(|f| f.first() == Some(&u64::from(num)))?;
+    // queue_number portid queue_total copy_mode copy_range queue_dropped user_dropped id_sequence 1
+    Some(fields.get(5)? + fields.get(6)?)
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.shared.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
 }
 
-/// The queue bound inside `ns`: the socket must be opened there, where the rule is.
-fn bind(ns: &Namespace) -> anyhow::Result<Bound> {
+/// Queue `num` bound inside `ns`: the socket must be opened there, where the rule is.
+fn bind(ns: &Namespace, num: u16) -> anyhow::Result<Bound> {
     std::thread::scope(|s| {
         s.spawn(|| -> anyhow::Result<Bound> {
             ns.enter().context("cannot enter the link's namespace")?;
             // nfq does not show its socket, and the thread must sleep on it (until a packet comes or one is
-            // due). A new descriptor takes the lowest free number: find it, free it, and check that the
-            // queue's socket took it.
-            // SAFETY: open and close of /dev/null, a descriptor of this function's own.
-            let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-            if fd < 0 {
-                return Err(std::io::Error::last_os_error().into());
-            }
-            unsafe { libc::close(fd) };
+            // due): it is the one netfilter socket that was not there before. (Numbers alone do not tell: the
+            // socket may take the number the listing's own directory had.)
+            let before = netfilter_sockets()?;
             let mut queue = Queue::open()?;
-            anyhow::ensure!(is_netfilter_socket(fd), "cannot find the queue's socket (descriptor {fd})");
+            let mut new = netfilter_sockets()?.into_iter().filter(|fd| !before.contains(fd));
+            let (Some(fd), None) = (new.next(), new.next()) else {
+                anyhow::bail!("cannot tell the queue's socket among this process's descriptors");
+            };
             // nfq opens it inheritable: the server, adapters and `ip`/`tc` would inherit it, and a socket keeps
             // its namespace alive after this process.
             // SAFETY: fcntl on a descriptor this thread just checked.
             unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-            queue.bind(QUEUE_NUM)?;
+            queue.bind(num)?;
             // Metadata only: the verdict needs the packet's id, not its bytes.
-            queue.set_copy_range(QUEUE_NUM, 0)?;
-            queue.set_queue_max_len(QUEUE_NUM, QUEUE_MAX_LEN)?;
+            queue.set_copy_range(num, 0)?;
+            queue.set_queue_max_len(num, QUEUE_MAX_LEN)?;
             // A full queue drops, as a full router buffer does; it never lets a packet past the link.
-            queue.set_fail_open(QUEUE_NUM, false)?;
+            queue.set_fail_open(num, false)?;
             queue.set_nonblocking(true);
-            Ok(Bound { queue, fd })
+            let stats = std::fs::File::open("/proc/thread-self/net/netfilter/nfnetlink_queue")
+                .context("cannot read the queue's counters")?;
+            Ok(Bound { queue, fd, stats })
         })
         .join()
         .map_err(|_| anyhow::anyhow!("the thread binding the link's queue panicked"))?
     })
 }
 
-/// Take packets and let them go when their line says, until `stop`; then let every held packet go.
-fn pump(
-    queue: &mut Queue,
-    fd: i32,
-    stop: &AtomicBool,
-    line: &Mutex<DelayLine>,
-    counts: &Mutex<Counts>,
-) -> std::io::Result<()> {
+/// The netfilter sockets this process has open now.
+fn netfilter_sockets() -> anyhow::Result<Vec<i32>> {
+    let dir = std::fs::read_dir("/proc/self/fd").context("cannot list this process's descriptors")?;
+    let fds: Vec<i32> = dir.flatten().filter_map(|e| e.file_name().to_str()?.parse().ok()).collect();
+    Ok(fds.into_iter().filter(|fd| is_netfilter_socket(*fd)).collect())
+}
+
+/// Take packets and let them go when their line says, until told to stop; then let every held packet go.
+fn pump(queue: &mut Queue, fd: i32, shared: &Shared, line: &Mutex<DelayLine>) -> std::io::Result<()> {
     let start = Instant::now();
+    let counts = &shared.counts;
     let mut held: VecDeque<(Duration, Duration, nfq::Message)> = VecDeque::new();
-    while !stop.load(Ordering::Relaxed) {
+    while !shared.stop.load(Ordering::Relaxed) {
+        if shared.drain.swap(false, Ordering::Relaxed) {
+            release_all(queue, &mut held)?;
+        }
         let now = start.elapsed();
         let wait = held.front().map_or(TICK, |(at, _, _)| at.saturating_sub(now).saturating_sub(SPIN)).min(TICK);
+        // Published before sleeping, so what the thread did up to now is counted when a round ends.
+        if let Ok(mut c) = shared.cpu.lock() {
+            *c = crate::cpu::thread_cpu().unwrap_or(*c);
+        }
         wait_readable(fd, wait);
         loop {
             let mut msg = match queue.recv() {
@@ -178,7 +244,12 @@ fn pump(
             c.late_max_us = c.late_max_us.max(late);
         }
     }
-    for (_, _, mut msg) in held {
+    release_all(queue, &mut held)
+}
+
+/// Let every held packet go now.
+fn release_all(queue: &mut Queue, held: &mut VecDeque<(Duration, Duration, nfq::Message)>) -> std::io::Result<()> {
+    for (_, _, mut msg) in held.drain(..) {
         msg.set_verdict(Verdict::Accept);
         queue.verdict(msg)?;
     }

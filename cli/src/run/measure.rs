@@ -45,7 +45,15 @@ pub(super) fn measure(
     let cases = Cases { options, url, cacert, tags: probe.map(|_| tags.as_slice()) };
     let (mut pools, unable) = cases.pools(&session, stop, &progress);
     let clock = SystemClock::new();
-    let cpu = cpu::process_cpu;
+    // The clients' CPU: this process's, less what the emulated link's threads in it used.
+    let cpu = || {
+        let all = cpu::process_cpu()?;
+        let link = network.map(|n| n.cpu()).unwrap_or_default();
+        Some(httpbench_shared::CpuTime {
+            user: all.user.saturating_sub(link.user),
+            sys: all.sys.saturating_sub(link.sys),
+        })
+    };
     let read_handshakes = probe.filter(|p| p.is_tls()).map(|p| move || p.handshakes());
     let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
     let read_connections = probe.map(|p| move |case: usize| p.connections_of(&tags[case]));
@@ -55,7 +63,12 @@ pub(super) fn measure(
     let links: Vec<_> = session.cases().iter().map(|k| k.link).collect();
     let set_link = network.map(|n| move |case: usize| n.switch(links[case].as_ref(), stop));
     let before = set_link.as_ref().map(|f| f as &dyn Fn(usize));
-    let take_counts = network.map(|n| move || n.take_counts());
+    let take_counts = network.map(|n| {
+        move || {
+            n.check(stop);
+            n.take_counts()
+        }
+    });
     let link_counts = take_counts.as_ref().map(|f| f as &dyn Fn() -> _);
     let instruments =
         runner::Instruments { clock: &clock, cpu: &cpu, stop, handshakes, connections, turn, before, link_counts };

@@ -84,6 +84,10 @@ pub struct Case {
     /// The latest it let any packet through, in microseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_late_max_us: Option<u64>,
+    /// Packets a full queue dropped in the measured rounds, both directions: the bandwidth limit's (a sender
+    /// overrunning it, as at a router) or the emulator's own (it fell behind). Not the link's loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_queue_dropped: Option<u64>,
     /// Distinct connections that served this case's requests, its warm-up included, as the embedded server
     /// counted them: one per request in fresh mode; in reuse mode as many as the client used, e.g. a browser's
     /// six per host over HTTP/1.1 and one over HTTP/2 (a browser case counts the connections its requests were
@@ -268,6 +272,7 @@ impl Case {
             asked_delay_us: self.link_asked_delay_us.unwrap_or(0),
             late_us: self.link_late_us.unwrap_or(0),
             late_max_us: self.link_late_max_us.unwrap_or(0),
+            queue_dropped: self.link_queue_dropped.unwrap_or(0),
         })
     }
 
@@ -280,6 +285,7 @@ impl Case {
         self.link_asked_delay_us = counts.map(|c| c.asked_delay_us);
         self.link_late_us = counts.map(|c| c.late_us);
         self.link_late_max_us = counts.map(|c| c.late_max_us);
+        self.link_queue_dropped = counts.map(|c| c.queue_dropped);
     }
 
     /// Failed requests of every kind.

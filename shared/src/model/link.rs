@@ -20,6 +20,9 @@ pub struct LinkCounts {
     pub late_us: u64,
     /// The latest any packet was let through, in microseconds.
     pub late_max_us: u64,
+    /// Packets a full queue dropped, both directions: the bandwidth limit's or the emulator's own. Not the
+    /// link's loss: a sender overrunning a bounded queue loses packets on any real link.
+    pub queue_dropped: u64,
 }
 
 impl LinkCounts {
@@ -32,6 +35,7 @@ impl LinkCounts {
         self.asked_delay_us += other.asked_delay_us;
         self.late_us += other.late_us;
         self.late_max_us = self.late_max_us.max(other.late_max_us);
+        self.queue_dropped += other.queue_dropped;
     }
 
     /// Packets let through, both directions.
@@ -70,10 +74,11 @@ mod tests {
             asked_delay_us: 2000 * 90,
             late_us: 50 * 90,
             late_max_us: 400,
+            queue_dropped: 3,
         };
         all.add(&round);
         all.add(&LinkCounts { late_max_us: 900, ..round });
-        assert_eq!((all.up_packets, all.passed(), all.late_max_us), (120, 180, 900));
+        assert_eq!((all.up_packets, all.passed(), all.late_max_us, all.queue_dropped), (120, 180, 900, 6));
         assert_eq!(all.loss(), Some(0.1));
         assert_eq!(all.delay_means_us(), Some((2000.0, 50.0)));
     }

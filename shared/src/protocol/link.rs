@@ -166,7 +166,11 @@ fn set(mut link: Link, key: &str, value: &str) -> Result<Link, LinkError> {
                 .filter(|us| *us <= MAX_RTT_US)
                 .ok_or_else(|| bad("give a time up to 10 s, e.g. 0, 40ms, 1.5ms"))?
         }
-        "jitter" => link.jitter_us = micros(value).ok_or_else(|| bad("give a time, e.g. 0 or 5ms"))?,
+        "jitter" => {
+            link.jitter_us = micros(value)
+                .filter(|us| *us <= MAX_RTT_US)
+                .ok_or_else(|| bad("give a time up to 10 s, e.g. 0 or 5ms"))?
+        }
         "loss" => link.loss_ppm = ppm(value).ok_or_else(|| bad("give a percentage below 50%, e.g. 0, 0.5%, 2%"))?,
         "rate" => {
             let rate = kbit(value).ok_or_else(|| {
@@ -185,7 +189,7 @@ fn set(mut link: Link, key: &str, value: &str) -> Result<Link, LinkError> {
 
 /// A link's settings that cannot go together.
 fn check(link: &Link) -> Result<(), LinkError> {
-    if link.jitter_us * 2 > link.rtt_us {
+    if link.jitter_us.saturating_mul(2) > link.rtt_us {
         return Err(LinkError::Combination(format!(
             "jitter={} is more than half of rtt={}: a one-way delay cannot go below zero; give rtt at least twice the jitter",
             time_label(link.jitter_us),
@@ -343,6 +347,7 @@ mod tests {
             ("delay=5ms", "'delay=5ms' is not a link setting"),
             ("5g", "'5g' is neither a link profile (3g, 3g-fast, 4g"),
             ("rtt=10ms,jitter=6ms", "jitter=6ms is more than half of rtt=10ms"),
+            ("jitter=99999999999999999s", "give a time up to 10 s"),
             ("rtt=1ms,rtt=2ms", "rtt= is given twice"),
             ("rtt=5ms,4g", "profile 4g after rtt="),
             (",", "--link names no link"),

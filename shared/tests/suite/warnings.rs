@@ -35,6 +35,7 @@ fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
         link_asked_delay_us: None,
         link_late_us: None,
         link_late_max_us: None,
+        link_queue_dropped: None,
         connections: None,
         iterations: 1000,
         ok: 1000,
