@@ -71,7 +71,7 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let ca = trusted_ca(options, servers.main.as_ref())?;
     // The embedded server's counters, read around each round (outside its timing), when it is the target.
     let probe = match (&servers.main, options.url.is_none()) {
-        (Some(s), true) => Some(server::probe::Probe::new(&s.url, ca.as_deref())?),
+        (Some(s), true) => Some(server::probe::Probe::new(&s.control, ca.as_deref())?),
         _ => None,
     };
     // Every engine's page starts now and takes its turn at each pass with the native clients (side 0).
@@ -90,7 +90,13 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let beside = measure::Beside { probe: probe.as_ref(), pages: pages.as_ref(), network: network.as_ref() };
     let native = measure::measure(options, &url, &stop, header, ca, beside);
-    let browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
+    let mut browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
+    if let Some(Some(link)) = options.matrix.links.first() {
+        // The page knows nothing of the link its requests crossed: this process made it, and says so.
+        for report in browsers.iter_mut().filter_map(|(_, r)| r.as_mut().ok()) {
+            report.cases.iter_mut().for_each(|c| c.set_link(Some(*link)));
+        }
+    }
     drop(servers);
     finish(native, browsers, &stop, options, history)
 }
@@ -114,8 +120,8 @@ impl Servers {
         let versions = &options.matrix.http_versions;
         let (h1, h3) = match &options.browser {
             Some(_) => (
-                browser::start_h1_target(options.tls, versions, cpu)?,
-                browser::start_h3_target(options.tls, versions, cpu)?,
+                browser::start_h1_target(options.tls, versions, cpu, network.map(|n| n.server()))?,
+                browser::start_h3_target(options.tls, versions, cpu, network.map(|n| n.server()))?,
             ),
             None => (None, None),
         };
@@ -125,7 +131,13 @@ impl Servers {
     /// What the browser half requests, when the run has an embedded server.
     fn browser_targets<'a>(&'a self, url: &'a url::Url) -> Option<browser::BrowserTargets<'a>> {
         let (h1, h3) = (self.h1.as_ref(), self.h3.as_ref());
-        self.main.as_ref().map(|server| browser::BrowserTargets { server, h1, h3, url })
+        self.main.as_ref().map(|server| browser::BrowserTargets {
+            server,
+            h1,
+            h3,
+            url,
+            over_link: server.url != server.control,
+        })
     }
 }
 
@@ -204,9 +216,6 @@ fn start_server(
     network: Option<&crate::netem::Network>,
 ) -> anyhow::Result<Option<ChildServer>> {
     let mut extra: Vec<std::ffi::OsString> = Vec::new();
-    if network.is_some() {
-        extra.extend(["--bind".into(), crate::netem::SERVER_ADDR.into()]);
-    }
     if options.tls {
         // ALPN offers the versions the run asks for (clients offer only their case's version anyway); HTTP/3
         // adds QUIC on UDP of the same port.

@@ -116,7 +116,7 @@ impl<'a> Pages<'a> {
             let (targets_of_cases, quic_origins) = (targets.targets(engine), targets.quic_origins(engine));
             let page_plan = page::PagePlan { plan, matrix, targets: &targets_of_cases, timeout };
             let launch = Launch { binary, cpus, certs, quic_origins: &quic_origins };
-            let url = seal.map(|s| page_plan.url(&targets.server.url, binary.id().as_str()) + &seal_fragment(&s));
+            let url = seal.map(|s| page_plan.url(&targets.server.control, binary.id().as_str()) + &seal_fragment(&s));
             let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(engine, e));
             if run.outcome.is_some() {
                 turns.done(i + 1);

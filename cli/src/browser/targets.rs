@@ -8,28 +8,43 @@ use httpbench_shared::model::HttpVersion;
 use httpbench_shared::session::Targets;
 
 use super::engine::BrowserEngine;
+use crate::netem::Namespace;
 use crate::server::spawned::ChildServer;
 
 /// For `--browser --tls --http 1.1,2` (`tls`: the embedded server over TLS; `versions`: the run's): a second
 /// embedded server that offers only `http/1.1` by ALPN, the browser's HTTP/1.1 target (the browser takes the
 /// best protocol a server offers, and the first server then offers h2 too). Otherwise the first server offers
 /// HTTP/1.1 alone, or does not serve it.
-pub fn start_h1_target(tls: bool, versions: &[HttpVersion], cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
+/// `ns`: with `--link`, the server's namespace.
+pub(crate) fn start_h1_target(
+    tls: bool,
+    versions: &[HttpVersion],
+    cpu: Option<usize>,
+    ns: Option<&Namespace>,
+) -> Started {
     let wanted = tls && versions.contains(&HttpVersion::Http11) && versions.contains(&HttpVersion::Http2);
-    start_target(cpu, wanted, "1.1")
+    start_target(cpu, wanted, "1.1", ns)
 }
 
 /// For `--browser --tls` with HTTP/3: a server that speaks HTTP/3 (on UDP), the browser's HTTP/3 target,
 /// which each engine is told to reach over QUIC (its [`BrowserEngine::quic_host`]): a browser uses QUIC only
 /// for an origin it was told speaks it, and the page's own origin must stay on TCP (it serves the page).
-pub fn start_h3_target(tls: bool, versions: &[HttpVersion], cpu: Option<usize>) -> anyhow::Result<Option<ChildServer>> {
+pub(crate) fn start_h3_target(
+    tls: bool,
+    versions: &[HttpVersion],
+    cpu: Option<usize>,
+    ns: Option<&Namespace>,
+) -> Started {
     let wanted = tls && versions.contains(&HttpVersion::Http3);
-    start_target(cpu, wanted, "3")
+    start_target(cpu, wanted, "3", ns)
 }
 
-fn start_target(cpu: Option<usize>, wanted: bool, http: &str) -> anyhow::Result<Option<ChildServer>> {
+/// A target server, if one was wanted, or why it did not start.
+type Started = anyhow::Result<Option<ChildServer>>;
+
+fn start_target(cpu: Option<usize>, wanted: bool, http: &str, ns: Option<&Namespace>) -> Started {
     Ok(match wanted {
-        true => Some(ChildServer::start(cpu, &["--tls".into(), "--http".into(), http.into()])?),
+        true => Some(ChildServer::start_in(ns, cpu, &["--tls".into(), "--http".into(), http.into()])?),
         false => None,
     })
 }
@@ -44,6 +59,9 @@ pub struct BrowserTargets<'a> {
     pub h3: Option<&'a ChildServer>,
     /// The run's target URL on `server`.
     pub url: &'a url::Url,
+    /// Whether the targets are across an emulated link (`--link`): then the HTTP/3 target is reached at an
+    /// address of its own on the link, whatever the engine.
+    pub over_link: bool,
 }
 
 impl BrowserTargets<'_> {
@@ -56,7 +74,7 @@ impl BrowserTargets<'_> {
                 let mut url = s.url.join(self.url.path()).unwrap_or_else(|_| s.url.clone());
                 if version == HttpVersion::Http3 {
                     // A valid host name for an https URL: setting it cannot fail.
-                    let _ = url.set_host(Some(engine.quic_host()));
+                    let _ = url.set_host(Some(self.quic_host(engine)));
                 }
                 targets.per_version.push((version, url.to_string()));
             }
@@ -88,6 +106,14 @@ impl BrowserTargets<'_> {
     /// The origins `engine` must reach over QUIC (`HOST:PORT`, by its [`BrowserEngine::quic_host`]): the
     /// HTTP/3 target's.
     pub(in crate::browser) fn quic_origins(&self, engine: &dyn BrowserEngine) -> Vec<String> {
-        self.h3.iter().filter_map(|s| Some(format!("{}:{}", engine.quic_host(), s.url.port()?))).collect()
+        self.h3.iter().filter_map(|s| Some(format!("{}:{}", self.quic_host(engine), s.url.port()?))).collect()
+    }
+
+    /// The host `engine` reaches the HTTP/3 target by.
+    fn quic_host(&self, engine: &dyn BrowserEngine) -> &'static str {
+        match self.over_link {
+            true => crate::netem::QUIC_ADDR,
+            false => engine.quic_host(),
+        }
     }
 }

@@ -26,11 +26,22 @@ use httpbench_shared::protocol::Link;
 
 pub(crate) use ns::Namespace;
 
-/// The server's address on the link (each side has a /30 of its own with the router, only inside the
+/// The server's address on the link (each side has a subnet of its own with the router, only inside the
 /// namespaces).
 pub(crate) const SERVER_ADDR: &str = "10.77.0.1";
+/// The server's second address on the link, for a browser's HTTP/3 target: Firefox maps a host, every port of
+/// it, to HTTP/3, so that host must be the HTTP/3 target's alone.
+pub(crate) const QUIC_ADDR: &str = "10.77.0.3";
 /// The router's address on the server's side.
-const ROUTER_SERVER_ADDR: &str = "10.77.0.2";
+const ROUTER_SERVER_ADDR: &str = "10.77.0.6";
+/// The server's address off the link: a veth pair straight to the clients' namespace, no delay line, no
+/// limit. A browser's page, its turns and results, and the run's reads of the server's counters go there, so
+/// none of them crosses the link or is counted as its traffic.
+pub(crate) const CONTROL_ADDR: &str = "10.78.0.1";
+/// The clients' address on the control pair.
+const CONTROL_CLIENT_ADDR: &str = "10.78.0.2";
+/// Every address the server has in its namespace (its certificate names them).
+pub(crate) const SERVER_ADDRS: [&str; 3] = [SERVER_ADDR, QUIC_ADDR, CONTROL_ADDR];
 /// The clients' address on the link.
 const CLIENT_ADDR: &str = "10.77.1.2";
 /// The router's address on the clients' side.
@@ -40,6 +51,9 @@ const CLIENT_DEV: &str = "hbc";
 const ROUTER_CLIENT_DEV: &str = "hbrc";
 const SERVER_DEV: &str = "hbs";
 const ROUTER_SERVER_DEV: &str = "hbrs";
+/// The control pair's ends: the clients' and the server's.
+const CONTROL_CLIENT_DEV: &str = "hbcc";
+const CONTROL_SERVER_DEV: &str = "hbsc";
 /// The router's queue numbers: packets from the clients, and from the server.
 const UP_QUEUE: u16 = 0;
 const DOWN_QUEUE: u16 = 1;
@@ -96,17 +110,26 @@ impl Network {
     /// Make the namespaces, join them through the router and start the link at `link`.
     pub(crate) fn start(link: &Link) -> anyhow::Result<Network> {
         let (client, router, server) = (Namespace::new()?, Namespace::new()?, Namespace::new()?);
+        for ns in [&client, &router, &server] {
+            // No IPv6 on the link's interfaces: their link-local addresses would appear a second or two after
+            // they come up (duplicate address detection), and a browser takes a new address for a network
+            // change and aborts every request in flight (Chromium: ERR_NETWORK_CHANGED, seen mid-run).
+            if std::path::Path::new("/proc/sys/net/ipv6").exists() {
+                ns.write("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")?;
+                ns.write("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")?;
+            }
+        }
         let sides = [
-            (&client, CLIENT_DEV, CLIENT_ADDR, ROUTER_CLIENT_DEV, ROUTER_CLIENT_ADDR, UP_QUEUE),
-            (&server, SERVER_DEV, SERVER_ADDR, ROUTER_SERVER_DEV, ROUTER_SERVER_ADDR, DOWN_QUEUE),
+            (&client, CLIENT_DEV, format!("{CLIENT_ADDR}/30"), ROUTER_CLIENT_DEV, ROUTER_CLIENT_ADDR, "30", UP_QUEUE),
+            (&server, SERVER_DEV, format!("{SERVER_ADDR}/29"), ROUTER_SERVER_DEV, ROUTER_SERVER_ADDR, "29", DOWN_QUEUE),
         ];
         router.run("ip", &["link", "set", "lo", "up"])?;
         router.write("/proc/sys/net/ipv4/ip_forward", "1")?;
-        for (ns, dev, addr, router_dev, router_addr, queue) in sides {
+        for (ns, dev, addr, router_dev, router_addr, prefix, queue) in sides {
             router.run("ip", &["link", "add", router_dev, "type", "veth", "peer", "name", dev, "netns", &ns.path()])?;
-            router.run("ip", &["addr", "add", &format!("{router_addr}/30"), "dev", router_dev])?;
+            router.run("ip", &["addr", "add", &format!("{router_addr}/{prefix}"), "dev", router_dev])?;
             router.run("ip", &["link", "set", router_dev, "up"])?;
-            ns.run("ip", &["addr", "add", &format!("{addr}/30"), "dev", dev])?;
+            ns.run("ip", &["addr", "add", &addr, "dev", dev])?;
             ns.run("ip", &["link", "set", dev, "up"])?;
             ns.run("ip", &["link", "set", "lo", "up"])?;
             ns.run("ip", &["route", "add", "default", "via", router_addr])?;
@@ -114,6 +137,28 @@ impl Network {
             let (queue, rule) = (queue.to_string(), ["-w", "-t", "mangle", "-A", "FORWARD", "-i", router_dev]);
             let rule = [&rule[..], &["-j", "NFQUEUE", "--queue-num", &queue]].concat();
             router.run("iptables", &rule).context("cannot send the link's packets to its queue")?;
+        }
+        server.run("ip", &["addr", "add", &format!("{QUIC_ADDR}/29"), "dev", SERVER_DEV])?;
+        client.run(
+            "ip",
+            &[
+                "link",
+                "add",
+                CONTROL_CLIENT_DEV,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                CONTROL_SERVER_DEV,
+                "netns",
+                &server.path(),
+            ],
+        )?;
+        for (ns, dev, addr) in
+            [(&client, CONTROL_CLIENT_DEV, CONTROL_CLIENT_ADDR), (&server, CONTROL_SERVER_DEV, CONTROL_ADDR)]
+        {
+            ns.run("ip", &["addr", "add", &format!("{addr}/30"), "dev", dev])?;
+            ns.run("ip", &["link", "set", dev, "up"])?;
         }
         // A fresh-mode client opens thousands of connections a second. Off loopback the kernel reuses none in
         // TIME-WAIT by default and runs out of ports in seconds: reuse them, from every port there is.

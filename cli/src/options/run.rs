@@ -179,8 +179,9 @@ impl RunOptions {
     }
 }
 
-/// `--link`, by shared's parser, where it can run: to the embedded server, without browsers (not yet), with
-/// the privileges and programs it needs; refused before any work otherwise.
+/// `--link`, by shared's parser, where it can run: to the embedded server, one link with browsers (a page runs
+/// its cases in turns the link cannot follow), with the privileges and programs it needs; refused before any
+/// work otherwise.
 fn checked_links(a: &RunArgs, raw: &str) -> Result<Vec<httpbench_shared::protocol::Link>, Usage> {
     let links = httpbench_shared::protocol::parse_links(raw).map_err(|e| Usage(format!("--link: {e}")))?;
     if a.url.is_some() {
@@ -188,8 +189,12 @@ fn checked_links(a: &RunArgs, raw: &str) -> Result<Vec<httpbench_shared::protoco
             "--link emulates the network to the embedded server; a URL's server is beyond it: leave the URL out",
         );
     }
-    if a.browser.is_some() {
-        return usage("--link does not take --browser yet: the browsers' side of the link is still to come; run the native clients over it");
+    if a.browser.is_some() && links.len() > 1 {
+        return Err(Usage(format!(
+            "--link {raw} is a scan of {} links; with --browser give one link (a page runs all its cases in its \
+             turn, and the link changes only between cases): run once per link",
+            links.len()
+        )));
     }
     match crate::netem::cannot_run() {
         Some(why) => Err(Usage(why)),

@@ -22,8 +22,11 @@ use crate::process::{die_with_parent, KillOnDrop};
 /// A running child server; dropping it stops the server.
 pub struct ChildServer {
     child: KillOnDrop,
-    /// Base URL of the server, ending in `/`.
+    /// Base URL of the server, ending in `/`: with `--link`, its address on the emulated link.
     pub url: Url,
+    /// Where the run's own traffic reaches the server (its page, the page's turns and results, its counters):
+    /// with `--link`, its address off the emulated link, else `url`.
+    pub control: Url,
     /// Over HTTPS (`--tls`): the file of the CA that signed its certificate.
     pub ca: Option<PathBuf>,
     /// Over HTTPS: the SPKI pin of its key (what Chromium is told to accept).
@@ -95,7 +98,8 @@ impl ChildServer {
         Self::start_in(None, cpu, extra)
     }
 
-    /// [`ChildServer::start`] inside network namespace `ns` (`--link`: the server's side of the link).
+    /// [`ChildServer::start`] inside network namespace `ns` (`--link`: the server's side of the link), where it
+    /// listens on every address of the namespace: the link's, and the one off it.
     pub(crate) fn start_in(
         ns: Option<&crate::netem::Namespace>,
         cpu: Option<usize>,
@@ -111,13 +115,23 @@ impl ChildServer {
         if let Some(cpu) = cpu {
             cmd.args(["--cpu", &cpu.to_string()]);
         }
+        if ns.is_some() {
+            // Only the run's two namespaces can reach this one's addresses.
+            cmd.args(["--bind", "0.0.0.0"]);
+        }
         cmd.args(extra);
         die_with_parent(&mut cmd);
         let mut child = KillOnDrop::spawn(&mut cmd).context("cannot start the embedded server process")?;
         let stdout = child.stdout.take().context("the server process has no stdout")?;
         let stdin = Mutex::new(child.stdin.take().context("the server process has no stdin")?);
         let mut lines = BufReader::new(stdout);
-        let url = read_url(&mut lines)?;
+        let mut url = read_url(&mut lines)?;
+        let mut control = url.clone();
+        if ns.is_some() {
+            // IP hosts of an http(s) URL: setting them cannot fail.
+            let _ = url.set_host(Some(crate::netem::SERVER_ADDR));
+            let _ = control.set_host(Some(crate::netem::CONTROL_ADDR));
+        }
         let (ca, pin) = match url.scheme() {
             "https" => (
                 Some(PathBuf::from(read_after(&mut lines, super::CA_LINE)?)),
@@ -135,7 +149,7 @@ impl ChildServer {
             }
         });
         let leaf = ca.as_deref().map(super::tls::leaf_beside);
-        Ok(ChildServer { child, url, ca, pin, leaf, events, stdin })
+        Ok(ChildServer { child, url, control, ca, pin, leaf, events, stdin })
     }
 
     /// The child's process id (for CPU placement and diagnostics).

@@ -15,7 +15,14 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// The names the server certificate is good for: where the embedded server listens (on loopback, or at its
 /// address on an emulated link, `--link`).
-const NAMES: [&str; 4] = ["127.0.0.1", "localhost", "::1", crate::netem::SERVER_ADDR];
+const NAMES: [&str; 6] = [
+    "127.0.0.1",
+    "localhost",
+    "::1",
+    crate::netem::SERVER_ADDRS[0],
+    crate::netem::SERVER_ADDRS[1],
+    crate::netem::SERVER_ADDRS[2],
+];
 
 /// The server's TLS set-up, and what a client needs to trust it.
 pub(crate) struct Tls {

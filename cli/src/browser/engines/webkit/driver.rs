@@ -51,10 +51,13 @@ pub(super) fn open(
 }
 
 /// The session asked of the driver: `browser` as an automated MiniBrowser accepting `certificates`, each
-/// for 127.0.0.1, where the run's servers listen; no wait for a page to load (the page runs on its own).
+/// for every address the run's servers listen on (127.0.0.1; with `--link` the server's addresses in its
+/// namespace); no wait for a page to load (the page runs on its own).
 fn capabilities(browser: &str, certificates: &[String]) -> Value {
-    let certificates: Vec<Value> =
-        certificates.iter().map(|file| json!({ "host": "127.0.0.1", "certificateFile": file })).collect();
+    let hosts = std::iter::once("127.0.0.1").chain(crate::netem::SERVER_ADDRS);
+    let certificates: Vec<Value> = hosts
+        .flat_map(|host| certificates.iter().map(move |file| json!({ "host": host, "certificateFile": file })))
+        .collect();
     json!({ "capabilities": { "alwaysMatch": {
         "pageLoadStrategy": "none",
         "webkitgtk:browserOptions": {
