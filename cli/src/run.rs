@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use httpbench_shared::model::Engine;
+use httpbench_shared::protocol::Link;
 use httpbench_shared::session::{CaseHistogram, Finished, Header};
 use httpbench_shared::{render, RenderOptions, Report, Source, Target};
 
@@ -75,7 +76,10 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     // Every engine's page starts now and takes its turn at each pass with the native clients (side 0).
-    let targets = servers.browser_targets(&url);
+    // With a scan of links, each engine has a page per link, the link set to its own before each turn.
+    let set_link = network.as_ref().map(|n| |link: Option<&Link>| n.switch(link, &stop));
+    let links = (options.matrix.links.as_slice(), set_link.as_ref().map(|f| f as browser::SetLink<'_>));
+    let targets = servers.browser_targets(&url, links);
     let pages = match (&options.browser, &targets) {
         (Some(b), Some(t)) => Some(RefCell::new(browser::Pages::start(
             b,
@@ -90,13 +94,7 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     };
     let beside = measure::Beside { probe: probe.as_ref(), pages: pages.as_ref(), network: network.as_ref() };
     let native = measure::measure(options, &url, &stop, header, ca, beside);
-    let mut browsers = pages.map(|p| p.into_inner().finish()).unwrap_or_default();
-    if let Some(Some(link)) = options.matrix.links.first() {
-        // The page knows nothing of the link its requests crossed: this process made it, and says so.
-        for report in browsers.iter_mut().filter_map(|(_, r)| r.as_mut().ok()) {
-            report.cases.iter_mut().for_each(|c| c.set_link(Some(*link)));
-        }
-    }
+    let browsers = by_engine(pages.map(|p| p.into_inner().finish()).unwrap_or_default());
     drop(servers);
     finish(native, browsers, &stop, options, history)
 }
@@ -128,17 +126,48 @@ impl Servers {
         Ok(Servers { main, h1, h3 })
     }
 
-    /// What the browser half requests, when the run has an embedded server.
-    fn browser_targets<'a>(&'a self, url: &'a url::Url) -> Option<browser::BrowserTargets<'a>> {
+    /// What the browser half requests, when the run has an embedded server, over `links` (each set by the
+    /// function beside them).
+    fn browser_targets<'a>(
+        &'a self,
+        url: &'a url::Url,
+        links: (&'a [Option<Link>], Option<browser::SetLink<'a>>),
+    ) -> Option<browser::BrowserTargets<'a>> {
         let (h1, h3) = (self.h1.as_ref(), self.h3.as_ref());
-        self.main.as_ref().map(|server| browser::BrowserTargets {
-            server,
-            h1,
-            h3,
-            url,
-            over_link: server.url != server.control,
+        let (links, set_link) = links;
+        self.main.as_ref().map(|server| {
+            let over_link = server.url != server.control;
+            browser::BrowserTargets { server, h1, h3, url, over_link, links, set_link }
         })
     }
+}
+
+/// The browser pages' reports, one per engine: each page's cases carry the link its requests crossed (this
+/// process made it; the page does not know it), and an engine's pages over several links make one report. A
+/// page that failed is kept apart, its link named.
+fn by_engine(pages: Vec<(Engine, Option<Link>, anyhow::Result<Report>)>) -> Vec<(Engine, anyhow::Result<Report>)> {
+    let mut out: Vec<(Engine, anyhow::Result<Report>)> = Vec::new();
+    for (engine, link, page) in pages {
+        let page = page.map(|mut report| {
+            report.cases.iter_mut().for_each(|c| c.set_link(link));
+            report
+        });
+        match (page, out.iter_mut().find(|(e, r)| *e == engine && r.is_ok())) {
+            (Ok(report), Some((_, Ok(first)))) => {
+                first.partial |= report.partial;
+                first.cases.extend(report.cases);
+            }
+            (Ok(report), _) => out.push((engine, Ok(report))),
+            (Err(e), _) => {
+                let e = match link {
+                    Some(l) => e.context(format!("over {}", l.label())),
+                    None => e,
+                };
+                out.push((engine, Err(e)));
+            }
+        }
+    }
+    out
 }
 
 /// The end of a run: say it was interrupted, join the browsers' reports to the native one, print and export

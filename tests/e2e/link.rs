@@ -145,7 +145,7 @@ fn a_link_is_refused_before_any_work_where_it_cannot_be() {
         (&["--link", "rtt=40"][..], "--link: rtt=40: give a time"),
         (&["--link", "5g"][..], "'5g' is neither a link profile"),
         (&["http://127.0.0.1:9/", "--link", "4g"][..], "a URL's server is beyond it"),
-        (&["--link", "rtt=0,20ms", "--browser"][..], "with --browser give one link"),
+        (&["--link", "rtt=0,5ms,10ms,20ms,40ms", "--browser", "all"][..], "15 at once; at most 12"),
     ] {
         let (code, out, err) = run(args);
         assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
@@ -258,28 +258,33 @@ fn a_run_stopped_by_ctrl_c_or_killed_leaves_no_namespace_behind() {
 #[ignore = "needs root, iproute2, iptables, the built page (dist/), Chromium and Firefox: scripts/test.sh"]
 fn browsers_run_over_the_link_asked_for() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let args = ["--link", "rtt=40ms", "--browser", "chromium,firefox", "--browser-clients", "fetch", "--tls"];
+    // A scan: each engine has a page per link, and the link is set to a page's before each of its turns.
+    let args = ["--link", "rtt=5ms,40ms", "--browser", "chromium,firefox", "--browser-clients", "fetch", "--tls"];
     let rest = ["--clients", "curl", "--http", "1.1,3", "-n", "6", "--warmup", "1", "--rounds", "2"];
     let (code, v, err) = run_json(&[&args[..], &rest[..]].concat());
     assert_eq!(code, 0, "{err}");
     let reports = v.as_array().expect("a native and a browser report per engine");
-    assert_eq!(reports.len(), 3, "{err}");
+    assert_eq!(reports.len(), 3, "one report per engine, its links together: {err}");
     for (report, (engine, agent)) in reports[1..].iter().zip([("chromium", "Chrome/"), ("firefox", "Firefox/")]) {
         let ua = report["environment"]["user_agent"].as_str().unwrap_or_default();
         assert!(ua.contains(agent), "the {engine} report's user agent: {ua}");
-        let of = |mode: &str, http: &str| {
-            let c = cases(report).iter().find(|c| c["mode"] == mode && c["http_version"] == http);
-            let c = c.unwrap_or_else(|| panic!("no {engine} {mode} {http} case in {report:#}"));
-            assert_eq!(c["link_rtt_us"], 40_000, "the browser's case carries its link: {c:#}");
-            p50_ms(c)
+        assert_eq!(cases(report).len(), 8, "2 modes, 2 versions, 2 links: {report:#}");
+        let of = |mode: &str, http: &str, rtt_us: u64| {
+            let c = cases(report)
+                .iter()
+                .find(|c| c["mode"] == mode && c["http_version"] == http && c["link_rtt_us"] == rtt_us);
+            p50_ms(c.unwrap_or_else(|| panic!("no {engine} {mode} {http} case at {rtt_us} us in {report:#}")))
         };
         // Over TLS on TCP a fresh request is three round trips (TCP, TLS 1.3, the request), a reused one one:
         // the browser's requests cross the link as the native client's do.
-        let (fresh, reuse) = (of("fresh", "1.1"), of("reuse", "1.1"));
+        let (fresh, reuse) = (of("fresh", "1.1", 40_000), of("reuse", "1.1", 40_000));
         assert!((118.0..=140.0).contains(&fresh), "{engine}: a fresh HTTP/1.1 request took {fresh:.1} ms at 40 ms");
         assert!((39.0..=50.0).contains(&reuse), "{engine}: a reused HTTP/1.1 request took {reuse:.1} ms at 40 ms");
+        // The page of the 5 ms link ran over its own link, not the one before its turn.
+        let near = of("fresh", "1.1", 5_000);
+        assert!((14.0..=40.0).contains(&near), "{engine}: a fresh HTTP/1.1 request took {near:.1} ms at 5 ms");
         // QUIC's handshake is one round trip: at least two fresh (Firefox's take more, see docs/network.md).
-        let h3 = of("fresh", "3");
+        let h3 = of("fresh", "3", 40_000);
         assert!(h3 >= 78.0, "{engine}: a fresh HTTP/3 request took {h3:.1} ms at 40 ms");
         if engine == "chromium" {
             assert!(h3 <= 95.0, "chromium: a fresh HTTP/3 request took {h3:.1} ms, not two round trips");

@@ -310,8 +310,9 @@ fn link_help() -> String {
          loss=PERCENT (each direction), rate=BANDWIDTH (both ways: 500kbit, 20mbit), up=BANDWIDTH (clients to \
          server). A list after a setting scans it (rtt=0,20ms,80ms: three links, each a case of every client).\n\n\
          Profiles (settings after one change it):\n{}\n\n\
-         The clients and the server run in network namespaces of their own joined by a veth pair (root: \
-         CAP_NET_ADMIN); nothing of this machine's network is touched, and all of it goes when the run ends.",
+         The clients (browsers too: their requests cross the link, their page does not) and the server run in \
+         network namespaces of their own joined through a third, the link (root: CAP_NET_ADMIN); nothing of \
+         this machine's network is touched, and all of it goes when the run ends. docs/network.md tells more.",
         profiles.join("\n")
     )
 }

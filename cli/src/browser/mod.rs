@@ -29,5 +29,5 @@ pub use engines::{find, find_chromium, firefox_user_js, CHROMIUM_FLAGS, ENGINES}
 pub use options::BrowserOptions;
 pub use pages::Pages;
 pub use placement::{place_browser, BrowserPlacement};
-pub use targets::BrowserTargets;
 pub(crate) use targets::{start_h1_target, start_h3_target};
+pub use targets::{BrowserTargets, SetLink};

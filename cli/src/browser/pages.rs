@@ -6,6 +6,10 @@
 //! machine hits native and browser cases alike. Without interleaving each side's plan is one pass: the sides
 //! run whole, one after another, as before.
 //!
+//! With `--link` scanning several links, each engine has a page per link, each a side of its own: the link is
+//! set to a side's before it is let go (the native clients set each case's before its round), so every case,
+//! native or browser, runs over its own link and the links interleave as the sides do.
+//!
 //! Every wait is bounded: a busy page (starting, warming up, running its pass) that says nothing for
 //! [`page::silence_limit`] fails with what it last said; a waiting page is silent by design. A page that
 //! fails, exits or refuses its plan is done: the others go on and keep their turns.
@@ -17,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use httpbench_shared::model::Engine;
-use httpbench_shared::protocol::{seal_fragment, PageStatus};
+use httpbench_shared::protocol::{seal_fragment, Link, PageStatus};
 use httpbench_shared::session::{check_answer, Asked, Matrix, Plan, Turns};
 use httpbench_shared::Report;
 
@@ -25,15 +29,19 @@ use super::engine::{tail, BrowserEngine, Launch, ServerCerts, Started};
 use super::options::BrowserOptions;
 use super::page;
 use super::placement::BrowserPlacement;
-use super::targets::BrowserTargets;
+use super::targets::{BrowserTargets, SetLink};
 use crate::process::KillOnDrop;
 use crate::progress::Progress;
 use crate::server::spawned::{ChildServer, ServerEvent};
 use crate::usage::Usage;
 
-/// One engine's page run.
+/// One engine's page run (over one link, with `--link`).
 struct PageRun {
     engine: &'static dyn BrowserEngine,
+    /// The page's id at the server: its engine's name, and with several links the link's number after it.
+    id: String,
+    /// The link its requests cross, set before each of its turns.
+    link: Option<Link>,
     /// Its browser, until the page is done (then ended by its engine, however the run ends).
     browser: Option<KillOnDrop>,
     /// The browser's own version as its start-up reported it, where its user agent does not carry it.
@@ -53,8 +61,8 @@ struct PageRun {
 }
 
 impl PageRun {
-    fn id(&self) -> &'static str {
-        self.engine.id().as_str()
+    fn id(&self) -> &str {
+        &self.id
     }
 
     fn heard(&mut self, what: String) {
@@ -78,6 +86,7 @@ impl Drop for PageRun {
 /// The pages of one run and whose turn it is.
 pub struct Pages<'a> {
     server: &'a ChildServer,
+    set_link: Option<SetLink<'a>>,
     pages: Vec<PageRun>,
     /// Side 0 is the native clients; side `i + 1` is `pages[i]`.
     turns: Turns,
@@ -92,7 +101,8 @@ pub struct Pages<'a> {
 
 impl<'a> Pages<'a> {
     /// Start every engine of `b` on the page with the run's whole plan (`plan`, each request's `timeout`, over
-    /// the engine's matrix of `b`), named by its engine and sealed (every page's seal is given to the server
+    /// the engine's matrix of `b`), once per link of the targets' (`[None]` without `--link`),
+    /// named by its engine (and link) and sealed (every page's seal is given to the server
     /// before any browser starts, so no page's word is heard while another is sealed). An engine that cannot
     /// start is done at once, with the reason. `progress`: whether a progress bar may be shown.
     pub fn start(
@@ -104,28 +114,44 @@ impl<'a> Pages<'a> {
         progress: bool,
         stop: &'a AtomicBool,
     ) -> Self {
+        let (links, set_link) = (targets.links, targets.set_link);
         let (pins, cas, leaves) = (targets.pins(), targets.cas(), targets.leaves());
         let certs = ServerCerts { spki_pins: &pins, cas: &cas, leaves: &leaves };
         let cpus = placed.as_ref().map(|p| p.cpus.as_slice());
         let mut pages = Vec::new();
-        let mut turns = Turns::new(b.binaries.len() + 1);
-        let seals: Vec<anyhow::Result<String>> =
-            b.binaries.iter().map(|binary| targets.server.seal(binary.id().as_str())).collect();
-        for (i, ((binary, seal), matrix)) in b.binaries.iter().zip(seals).zip(&b.matrices).enumerate() {
+        let sides: Vec<_> = (b.binaries.iter().zip(&b.matrices))
+            .flat_map(|side| links.iter().enumerate().map(move |link| (side, link)))
+            .collect();
+        let mut turns = Turns::new(sides.len() + 1);
+        let ids: Vec<String> = (sides.iter())
+            .map(|((binary, _), (l, _))| match links.len() {
+                1 => binary.id().as_str().to_string(),
+                _ => format!("{}-{}", binary.id().as_str(), l + 1),
+            })
+            .collect();
+        let seals: Vec<anyhow::Result<String>> = ids.iter().map(|id| targets.server.seal(id)).collect();
+        let mut matrices = Vec::new();
+        for (i, (((binary, matrix), (_, link)), (id, seal))) in
+            sides.into_iter().zip(ids.into_iter().zip(seals)).enumerate()
+        {
             let engine = binary.engine();
             let (targets_of_cases, quic_origins) = (targets.targets(engine), targets.quic_origins(engine));
             let page_plan = page::PagePlan { plan, matrix, targets: &targets_of_cases, timeout };
             let launch = Launch { binary, cpus, certs, quic_origins: &quic_origins };
-            let url = seal.map(|s| page_plan.url(&targets.server.control, binary.id().as_str()) + &seal_fragment(&s));
-            let run = url.and_then(|url| start_page(&launch, &url)).unwrap_or_else(|e| failed(engine, e));
+            let url = seal.map(|s| page_plan.url(&targets.server.control, &id) + &seal_fragment(&s));
+            let run =
+                url.and_then(|url| start_page(&launch, &url, id.clone())).unwrap_or_else(|e| failed(engine, id, e));
             if run.outcome.is_some() {
                 turns.done(i + 1);
             }
+            let mut run = run;
+            run.link = *link;
             pages.push(run);
+            matrices.push(matrix.clone());
         }
         let limit = page::silence_limit(timeout);
-        let asked = (*plan, b.matrices.clone(), timeout);
-        Pages { server: targets.server, pages, turns, placed, limit, asked, progress, stop }
+        let asked = (*plan, matrices, timeout);
+        Pages { server: targets.server, set_link, pages, turns, placed, limit, asked, progress, stop }
     }
 
     /// The native clients wait at pass `pass`: hand out the turns until theirs comes (or the run is stopped).
@@ -135,15 +161,18 @@ impl<'a> Pages<'a> {
         self.drive(progress, true);
     }
 
-    /// The native clients are done: run every page to its end; each engine's report, or why it has none.
-    pub fn finish(mut self) -> Vec<(Engine, anyhow::Result<Report>)> {
+    /// The native clients are done: run every page to its end; each page's engine, link and report, or why it
+    /// has none.
+    pub fn finish(mut self) -> Vec<(Engine, Option<Link>, anyhow::Result<Report>)> {
         self.turns.done(0);
         let progress = Progress::stages(self.progress);
         self.drive(&progress, false);
         progress.finish();
         let interrupted = || Err(anyhow::anyhow!("interrupted before the browser cases finished"));
         // Each browser still running is ended as its page run is dropped.
-        self.pages.into_iter().map(|mut p| (p.engine.id(), p.outcome.take().unwrap_or_else(interrupted))).collect()
+        (self.pages.into_iter())
+            .map(|mut p| (p.engine.id(), p.link, p.outcome.take().unwrap_or_else(interrupted)))
+            .collect()
     }
 
     /// Hand out turns and hear the pages until the native clients' turn comes (`for_native`) or every page is
@@ -159,6 +188,9 @@ impl<'a> Pages<'a> {
                     return;
                 }
                 let page = &mut self.pages[side - 1];
+                if let Some(set) = self.set_link {
+                    set(page.link.as_ref());
+                }
                 match self.server.let_go(page.id(), pass) {
                     Ok(()) => {
                         page.granted = Some(pass);
@@ -247,7 +279,7 @@ impl<'a> Pages<'a> {
     fn check_browsers(&mut self) {
         for side in 1..=self.pages.len() {
             let page = &mut self.pages[side - 1];
-            let name = page.id();
+            let name = page.id().to_string();
             let Some(browser) = page.browser.as_mut() else { continue };
             let error = match browser.try_wait() {
                 Ok(Some(status)) => Some(format!("{name} exited ({status}) before the page finished")),
@@ -281,8 +313,8 @@ impl<'a> Pages<'a> {
     }
 }
 
-/// Start `launch`'s browser on `url`, in a fresh profile of its own.
-fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
+/// Start `launch`'s browser on `url`, in a fresh profile of its own, as page `id`.
+fn start_page(launch: &Launch<'_>, url: &str, id: String) -> anyhow::Result<PageRun> {
     let engine = launch.binary.engine();
     let name = engine.id();
     // This user's alone (0700): the start page in it carries the page's seal.
@@ -296,13 +328,14 @@ fn start_page(launch: &Launch<'_>, url: &str) -> anyhow::Result<PageRun> {
     let heard = (Instant::now(), "nothing yet".to_string());
     let _profile = Some(profile);
     let browser = Some(browser);
-    Ok(PageRun { engine, browser, version, _profile, log, cpus, heard, granted: None, outcome: None })
+    Ok(PageRun { engine, id, link: None, browser, version, _profile, log, cpus, heard, granted: None, outcome: None })
 }
 
-/// A page run that never started, for `error`.
-fn failed(engine: &'static dyn BrowserEngine, error: anyhow::Error) -> PageRun {
+/// Page `id` of `engine`, which never started, for `error`.
+fn failed(engine: &'static dyn BrowserEngine, id: String, error: anyhow::Error) -> PageRun {
     let heard = (Instant::now(), String::new());
     let outcome = Some(Err(error));
-    let log = PathBuf::new();
-    PageRun { engine, browser: None, version: None, _profile: None, log, cpus: None, heard, granted: None, outcome }
+    let (log, link, granted) = (PathBuf::new(), None, None);
+    let (browser, version, _profile, cpus) = (None, None, None, None);
+    PageRun { engine, id, link, browser, version, _profile, log, cpus, heard, granted, outcome }
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use httpbench_shared::model::HttpVersion;
+use httpbench_shared::protocol::Link;
 use httpbench_shared::session::Targets;
 
 use super::engine::BrowserEngine;
@@ -62,7 +63,14 @@ pub struct BrowserTargets<'a> {
     /// Whether the targets are across an emulated link (`--link`): then the HTTP/3 target is reached at an
     /// address of its own on the link, whatever the engine.
     pub over_link: bool,
+    /// The links the run scans (`[None]` without `--link`): each engine has a page per link.
+    pub links: &'a [Option<Link>],
+    /// Sets the emulated link to a page's before its turn.
+    pub set_link: Option<SetLink<'a>>,
 }
+
+/// Sets the emulated link to a page's before its turn (`--link`).
+pub type SetLink<'a> = &'a dyn Fn(Option<&Link>);
 
 impl BrowserTargets<'_> {
     /// The URLs of `engine`'s cases: the run's, over TLS HTTP/1.1's on the server that offers it alone, and

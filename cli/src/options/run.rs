@@ -179,9 +179,11 @@ impl RunOptions {
     }
 }
 
-/// `--link`, by shared's parser, where it can run: to the embedded server, one link with browsers (a page runs
-/// its cases in turns the link cannot follow), with the privileges and programs it needs; refused before any
-/// work otherwise.
+/// Most browsers a run over a scan of links keeps open at once (one per engine and link).
+const MAX_BROWSERS: usize = 12;
+
+/// `--link`, by shared's parser, where it can run: to the embedded server, with a bounded number of browsers,
+/// with the privileges and programs it needs; refused before any work otherwise.
 fn checked_links(a: &RunArgs, raw: &str) -> Result<Vec<httpbench_shared::protocol::Link>, Usage> {
     let links = httpbench_shared::protocol::parse_links(raw).map_err(|e| Usage(format!("--link: {e}")))?;
     if a.url.is_some() {
@@ -189,11 +191,12 @@ fn checked_links(a: &RunArgs, raw: &str) -> Result<Vec<httpbench_shared::protoco
             "--link emulates the network to the embedded server; a URL's server is beyond it: leave the URL out",
         );
     }
-    if a.browser.is_some() && links.len() > 1 {
+    // Each engine runs a browser per link, all at once (each waits for its turns).
+    let browsers = a.browser.as_ref().map_or(0, |b| b.0.len()) * links.len();
+    if browsers > MAX_BROWSERS {
         return Err(Usage(format!(
-            "--link {raw} is a scan of {} links; with --browser give one link (a page runs all its cases in its \
-             turn, and the link changes only between cases): run once per link",
-            links.len()
+            "--link {raw} with --browser runs a browser of each engine per link, {browsers} at once; at most \
+             {MAX_BROWSERS}: scan fewer links or engines per run"
         )));
     }
     match crate::netem::cannot_run() {
