@@ -213,28 +213,31 @@ fn anyone_holds(namespaces: &[String]) -> Vec<String> {
 fn a_run_stopped_by_ctrl_c_or_killed_leaves_no_namespace_behind() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let host = namespaces_of(std::process::id());
-    for signal in [libc::SIGINT, libc::SIGKILL] {
+    let native = ["run", "--link", "rtt=20ms", "--clients", "curl", "-n", "5000", "--no-progress"];
+    let with_browser = [&native[..], &["--browser", "chromium", "--browser-clients", "fetch"]].concat();
+    for (signal, args) in [(libc::SIGINT, &native[..]), (libc::SIGKILL, &native[..]), (libc::SIGKILL, &with_browser)] {
         let mut child = crate::support::cli::bin()
-            .args(["run", "--link", "rtt=20ms", "--clients", "curl", "-n", "5000", "--no-progress"])
+            .args(args)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
         let pid = child.id();
-        // Its own namespaces: those of its threads, and its server's, beside the host's.
+        // Its own namespaces: those of its threads, its server's and its browser's, and the link's (held by a
+        // descriptor only), beside the host's.
         let mut theirs = Vec::new();
         crate::support::wait_until(
             "the run's clients on their side of the link",
-            std::time::Duration::from_secs(20),
+            std::time::Duration::from_secs(30),
             || {
                 let all = std::iter::once(pid).chain(children_of(pid)).flat_map(namespaces_of);
-                theirs = all.filter(|n| !host.contains(n)).collect();
+                theirs = all.chain(held_by(pid)).filter(|n| !host.contains(n)).collect();
                 theirs.sort();
                 theirs.dedup();
-                // The clients' side and the server's.
-                theirs.len() >= 2
+                // The clients' side, the link's and the server's; with a browser, the browser started too.
+                theirs.len() >= 3 && (args.len() == native.len() || children_of(pid).len() >= 2)
             },
-            || format!("{pid} is in {:?}", namespaces_of(pid)),
+            || format!("{pid} is in {:?} and holds {:?}", namespaces_of(pid), held_by(pid)),
         );
         std::thread::sleep(std::time::Duration::from_secs(1));
         // The check below sees them while the run holds them.
@@ -249,9 +252,16 @@ fn a_run_stopped_by_ctrl_c_or_killed_leaves_no_namespace_behind() {
             "nothing to hold the run's namespaces",
             std::time::Duration::from_secs(10),
             || anyone_holds(&theirs).is_empty(),
-            || format!("after signal {signal}, processes {:?} still hold {theirs:?}", anyone_holds(&theirs)),
+            || format!("after signal {signal} ({args:?}), {:?} still hold {theirs:?}", anyone_holds(&theirs)),
         );
     }
+}
+
+/// The network namespaces process `pid` holds by a descriptor, as `net:[INODE]`.
+fn held_by(pid: u32) -> Vec<String> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.flatten().collect::<Vec<_>>()).unwrap_or_default();
+    let links = fds.iter().filter_map(|f| std::fs::read_link(f.path()).ok()).map(|l| l.display().to_string());
+    links.filter(|l| l.starts_with("net:[")).collect()
 }
 
 #[test]

@@ -13,66 +13,32 @@ use httpbench_shared::{
 };
 
 fn case(cv: f64, outliers: u64, p50_ns: f64) -> Case {
-    Case {
-        client: "c".into(),
-        mode: Mode::Reuse,
-        http_version: Default::default(),
-        tls: None,
-        tls_full_handshakes: None,
-        tls_resumed_handshakes: None,
-        concurrency: None,
-        body_bytes: None,
-        server_delay_ms: None,
-        link_rtt_us: None,
-        link_jitter_us: None,
-        link_loss_ppm: None,
-        link_down_kbit: None,
-        link_up_kbit: None,
-        link_up_packets: None,
-        link_up_dropped: None,
-        link_down_packets: None,
-        link_down_dropped: None,
-        link_asked_delay_us: None,
-        link_late_us: None,
-        link_late_max_us: None,
-        link_queue_dropped: None,
-        connections: None,
-        iterations: 1000,
-        ok: 1000,
-        errors: BTreeMap::new(),
-        error_reasons: Default::default(),
-        statuses: BTreeMap::from([("200".into(), 1000)]),
-        wall_secs: 1.0,
-        cpu_user_secs: None,
-        cpu_sys_secs: None,
-        rate_wall: 1000.0,
-        rate_cpu: None,
-        bytes: 612_000,
-        latency_ns: Some(Latency {
-            min: p50_ns / 2.0,
-            mean: p50_ns,
-            stddev: 1.0,
-            p50: p50_ns,
-            p90: p50_ns,
-            p99: p50_ns,
-            p999: p50_ns,
-            max: p50_ns * 2.0,
-        }),
-        latency_outliers: outliers,
-        latency_mean_without_outliers_ns: Some(p50_ns),
-        rounds: Vec::new(),
-        rate_wall_spread: Some(Spread {
-            rounds: 5,
-            mean: 1000.0,
-            stddev: cv * 1000.0,
-            stderr: cv * 1000.0 / 5f64.sqrt(),
-            ci95_low: 900.0,
-            ci95_high: 1100.0,
-            cv,
-        }),
-        phases_ns: None,
-        aborted: None,
-    }
+    // An empty recorder's case (every optional field absent), given the figures each warning reads.
+    let mut c = Recorder::new().finish("c", Mode::Reuse, None);
+    (c.iterations, c.ok, c.wall_secs, c.rate_wall, c.bytes) = (1000, 1000, 1.0, 1000.0, 612_000);
+    c.statuses = BTreeMap::from([("200".into(), 1000)]);
+    c.latency_ns = Some(Latency {
+        min: p50_ns / 2.0,
+        mean: p50_ns,
+        stddev: 1.0,
+        p50: p50_ns,
+        p90: p50_ns,
+        p99: p50_ns,
+        p999: p50_ns,
+        max: p50_ns * 2.0,
+    });
+    c.latency_outliers = outliers;
+    c.latency_mean_without_outliers_ns = Some(p50_ns);
+    c.rate_wall_spread = Some(Spread {
+        rounds: 5,
+        mean: 1000.0,
+        stddev: cv * 1000.0,
+        stderr: cv * 1000.0 / 5f64.sqrt(),
+        ci95_low: 900.0,
+        ci95_high: 1100.0,
+        cv,
+    });
+    c
 }
 
 fn report(case: Case, timer_ns: f64, profile: &str) -> Report {
