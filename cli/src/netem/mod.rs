@@ -111,11 +111,11 @@ impl Network {
     pub(crate) fn start(link: &Link) -> anyhow::Result<Network> {
         let (client, router, server) = (Namespace::new()?, Namespace::new()?, Namespace::new()?);
         for ns in [&client, &router, &server] {
-            // No IPv6 on the link's interfaces: their link-local addresses would appear a second or two after
-            // they come up (duplicate address detection), and a browser takes a new address for a network
-            // change and aborts every request in flight (Chromium: ERR_NETWORK_CHANGED, seen mid-run).
+            // No IPv6 on the link's interfaces (those made from now on; `lo` keeps ::1, which WebKitWebDriver
+            // listens on): their link-local addresses would appear a second or two after they come up
+            // (duplicate address detection), and a browser takes a new address for a network change and
+            // aborts every request in flight (Chromium: ERR_NETWORK_CHANGED, seen mid-run).
             if std::path::Path::new("/proc/sys/net/ipv6").exists() {
-                ns.write("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1")?;
                 ns.write("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")?;
             }
         }
