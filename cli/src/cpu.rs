@@ -128,6 +128,11 @@ fn stat_line(pid: u32, stat: &str) -> Option<Proc> {
     Some(Proc { pid, ppid, user: f(11)? + f(13)?, sys: f(12)? + f(14)?, start: f(19).unwrap_or(0) })
 }
 
+/// `a` and `b` together.
+pub(crate) fn sum(a: CpuTime, b: CpuTime) -> CpuTime {
+    CpuTime { user: a.user + b.user, sys: a.sys + b.sys }
+}
+
 /// CPU time spent between two readings.
 pub(crate) fn since(start: Option<CpuTime>, end: Option<CpuTime>) -> Option<CpuTime> {
     let (s, e) = (start?, end?);

@@ -96,7 +96,12 @@ pub(crate) fn run(options: &RunOptions) -> anyhow::Result<ExitCode> {
     let native = measure::measure(options, &url, &stop, header, ca, beside);
     let browsers = by_engine(pages.map(|p| p.into_inner().finish()).unwrap_or_default());
     drop(servers);
-    finish(native, browsers, &stop, options, history)
+    // A link that failed stopped the run as a Ctrl-C does, but the run failed: exit 1, not 130.
+    let stopped_by = match network.as_ref().is_some_and(|n| n.broke()) {
+        true => Stopper::Link,
+        false => Stopper::User,
+    };
+    finish(native, browsers, (&stop, stopped_by), options, history)
 }
 
 /// The servers of a run: the embedded server (the target, and for `--browser` the page's), and for the browser
@@ -143,7 +148,8 @@ impl Servers {
 }
 
 /// The browser pages' reports, one per engine: each page's cases carry the link its requests crossed (this
-/// process made it; the page does not know it), and an engine's pages over several links make one report. A
+/// process made it; the page does not know it), and an engine's pages over several links make one report, its
+/// cases link after link, with the first page's environment (the same browser, started once per link). A
 /// page that failed is kept apart, its link named.
 fn by_engine(pages: Vec<(Engine, Option<Link>, anyhow::Result<Report>)>) -> Vec<(Engine, anyhow::Result<Report>)> {
     let mut out: Vec<(Engine, anyhow::Result<Report>)> = Vec::new();
@@ -170,12 +176,19 @@ fn by_engine(pages: Vec<(Engine, Option<Link>, anyhow::Result<Report>)>) -> Vec<
     out
 }
 
+/// Who stops a run when its stop flag is set: the user (Ctrl-C, exit 130) or a failed emulated link (exit 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopper {
+    User,
+    Link,
+}
+
 /// The end of a run: say it was interrupted, join the browsers' reports to the native one, print and export
-/// them, and choose the exit code (130 interrupted; a browser's failure; else the report's).
+/// them, and choose the exit code (130 interrupted, 1 stopped by a failed link; a browser's failure; else the report's).
 fn finish(
     native: Finished,
     browsers: Vec<(Engine, anyhow::Result<Report>)>,
-    stop: &AtomicBool,
+    (stop, stopper): (&AtomicBool, Stopper),
     options: &RunOptions,
     history: Option<crate::history::Pending>,
 ) -> anyhow::Result<ExitCode> {
@@ -185,8 +198,13 @@ fn finish(
         return Ok(ExitCode::from(1));
     }
     let interrupted = native.stopped || stop.load(std::sync::atomic::Ordering::Relaxed);
-    if interrupted {
-        eprintln!("httpbench: interrupted: reporting the {} case(s) measured so far", native.report.cases.len());
+    let measured = native.report.cases.len();
+    match (interrupted, stopper) {
+        (true, Stopper::User) => eprintln!("httpbench: interrupted: reporting the {measured} case(s) measured so far"),
+        (true, Stopper::Link) => {
+            eprintln!("httpbench: the link failed: reporting the {measured} case(s) measured so far")
+        }
+        (false, _) => {}
     }
     // The native cases' histograms, each named by its case; the browser's report comes without any.
     let histograms = native.histograms;
@@ -203,6 +221,7 @@ fn finish(
     });
     let code = if added == Some(false) { ExitCode::from(1) } else { code };
     Ok(match (interrupted, browser_failed) {
+        (true, _) if stopper == Stopper::Link => ExitCode::from(1),
         (true, _) => ExitCode::from(130),
         (false, Some(code)) => ExitCode::from(code),
         (false, None) => code,

@@ -177,11 +177,16 @@ impl Session {
     }
 
     /// What to do next: every case's warm-up first, then the rounds in plan order (each pass announced by a
-    /// [`Step::Turn`] when the session [takes turns](Session::take_turns)), then [`Step::Done`]. Steps of an
-    /// [aborted](Session::abort) case are left out.
+    /// [`Step::Turn`] when the session [takes turns](Session::take_turns), the first before the warm-ups: a
+    /// side warms up in its own turn, alone on the machine and over its own emulated link, never beside
+    /// another side), then [`Step::Done`]. Steps of an [aborted](Session::abort) case are left out.
     pub fn next_step(&mut self) -> Step {
         if self.stopped {
             return Step::Done;
+        }
+        if self.turns && self.last_turn.is_none() && !self.order.is_empty() {
+            self.last_turn = Some(0);
+            return Step::Turn { pass: 0 };
         }
         while self.next_warmup < self.cases.len() {
             let case = self.next_warmup;

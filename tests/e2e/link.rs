@@ -114,6 +114,21 @@ fn a_long_fat_link_is_filled() {
 
 #[test]
 #[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
+fn a_bandwidth_limit_overrun_drops_and_counts_it_apart_from_the_loss() {
+    // 16 connections opening at once each send a first flight of ten packets: far more than the 32 KiB queue
+    // of a 2 Mbit/s limit holds (measured here: 1433 drops at 100 KiB each).
+    let args = ["--link", "rtt=2ms,rate=2mbit", "--body-size", "50k", "--clients", "curl", "--mode", "fresh"];
+    let v = over_link(
+        &[&args[..], &["-c", "16", "-n", "16", "--warmup", "1", "--rounds", "1", "--timeout", "60s"]].concat(),
+    );
+    let c = case(&v, "curl", "fresh");
+    assert_eq!(c["ok"], 16, "{c:#}");
+    assert!(c["link_queue_dropped"].as_u64() > Some(0), "no drop by the full queue counted: {c:#}");
+    assert_eq!((c["link_up_dropped"].as_u64(), c["link_down_dropped"].as_u64()), (Some(0), Some(0)), "no loss asked");
+}
+
+#[test]
+#[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
 fn links_scan_as_cases_and_the_report_names_them() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (code, out, err) =
@@ -127,16 +142,21 @@ fn links_scan_as_cases_and_the_report_names_them() {
 #[ignore = "needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), iproute2 and iptables: scripts/test.sh"]
 fn a_scan_from_a_long_link_to_none_holds_no_packet_behind_the_last() {
     // Rounds alternate between the links: after 80 ms, a request at 0 must not wait for the last link's packets.
-    let args = ["--link", "rtt=80ms,0", "--clients", "curl", "--mode", "reuse", "-n", "10", "--warmup", "1"];
-    let v = over_link(&[&args[..], &["--rounds", "3"]].concat());
+    let args = ["--link", "rtt=80ms,0", "--clients", "curl", "--mode", "reuse", "-n", "40", "--warmup", "1"];
+    let v = over_link(&[&args[..], &["--rounds", "2"]].concat());
     let none = cases(&v).iter().find(|c| c["link_rtt_us"] == 0).expect("the case at rtt=0").clone();
     let max_ms = none["latency_ns"]["max"].as_f64().unwrap() / 1e6;
     assert!(max_ms < 20.0, "a request at rtt=0 took {max_ms:.1} ms after rounds at 80 ms");
     // The link's own threads are not counted as the clients' CPU: at 80 ms a request costs curl little.
     let long = cases(&v).iter().find(|c| c["link_rtt_us"] == 80_000).expect("the case at rtt=80ms");
-    let secs = long["cpu_user_secs"].as_f64().unwrap() + long["cpu_sys_secs"].as_f64().unwrap();
-    let cpu_ms = 1000.0 * secs / long["ok"].as_f64().unwrap();
-    assert!(cpu_ms < 5.0, "curl's CPU per request over 80 ms: {cpu_ms:.2} ms");
+    // Measured here: 0.19 ms a request at 80 ms against 0.04 at 0 with the link's threads taken out, 1.10 ms
+    // with them left in (each spins before every packet is due).
+    let cpu_ms = |c: &Value| {
+        let secs = c["cpu_user_secs"].as_f64().unwrap() + c["cpu_sys_secs"].as_f64().unwrap();
+        1000.0 * secs / c["ok"].as_f64().unwrap()
+    };
+    let (far, near) = (cpu_ms(long), cpu_ms(&none));
+    assert!(far < near + 0.5, "curl's CPU per request: {far:.3} ms over 80 ms, {near:.3} ms over none");
 }
 
 #[test]

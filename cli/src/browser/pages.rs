@@ -190,6 +190,10 @@ impl<'a> Pages<'a> {
                 let page = &mut self.pages[side - 1];
                 if let Some(set) = self.set_link {
                     set(page.link.as_ref());
+                    // A link that could not be set, or failed, stopped the run: no pass over another link.
+                    if self.stop.load(Ordering::Relaxed) {
+                        return;
+                    }
                 }
                 match self.server.let_go(page.id(), pass) {
                     Ok(()) => {

@@ -22,7 +22,7 @@ pub(crate) fn start_h1_target(
     versions: &[HttpVersion],
     cpu: Option<usize>,
     ns: Option<&Namespace>,
-) -> Started {
+) -> TargetServer {
     let wanted = tls && versions.contains(&HttpVersion::Http11) && versions.contains(&HttpVersion::Http2);
     start_target(cpu, wanted, "1.1", ns)
 }
@@ -35,15 +35,15 @@ pub(crate) fn start_h3_target(
     versions: &[HttpVersion],
     cpu: Option<usize>,
     ns: Option<&Namespace>,
-) -> Started {
+) -> TargetServer {
     let wanted = tls && versions.contains(&HttpVersion::Http3);
     start_target(cpu, wanted, "3", ns)
 }
 
 /// A target server, if one was wanted, or why it did not start.
-type Started = anyhow::Result<Option<ChildServer>>;
+type TargetServer = anyhow::Result<Option<ChildServer>>;
 
-fn start_target(cpu: Option<usize>, wanted: bool, http: &str, ns: Option<&Namespace>) -> Started {
+fn start_target(cpu: Option<usize>, wanted: bool, http: &str, ns: Option<&Namespace>) -> TargetServer {
     Ok(match wanted {
         true => Some(ChildServer::start_in(ns, cpu, &["--tls".into(), "--http".into(), http.into()])?),
         false => None,

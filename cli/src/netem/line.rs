@@ -14,6 +14,8 @@ pub(crate) struct DelayLine {
     loss_ppm: u32,
     rng: fastrand::Rng,
     last: Duration,
+    /// How many times the link was changed: a packet held for an earlier link is let go at once.
+    generation: u64,
 }
 
 impl DelayLine {
@@ -25,6 +27,7 @@ impl DelayLine {
             loss_ppm: 0,
             rng: fastrand::Rng::with_seed(seed),
             last: Duration::ZERO,
+            generation: 0,
         };
         line.set(link);
         line
@@ -37,6 +40,13 @@ impl DelayLine {
         self.jitter_us = link.jitter_us;
         self.loss_ppm = link.loss_ppm;
         self.last = Duration::ZERO;
+        self.generation += 1;
+    }
+
+    /// Which link the line is at: the count of changes so far. A packet admitted at an earlier one is the last
+    /// link's, to let go now; one admitted at this one keeps its time.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// When a packet that reached the line at `now` (since any fixed start) leaves it; `None`: it is lost.

@@ -16,11 +16,11 @@
 pub(crate) mod line;
 mod ns;
 mod queue;
+mod setup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use anyhow::Context;
 use httpbench_shared::model::LinkCounts;
 use httpbench_shared::protocol::Link;
 
@@ -32,31 +32,12 @@ pub(crate) const SERVER_ADDR: &str = "10.77.0.1";
 /// The server's second address on the link, for a browser's HTTP/3 target: Firefox maps a host, every port of
 /// it, to HTTP/3, so that host must be the HTTP/3 target's alone.
 pub(crate) const QUIC_ADDR: &str = "10.77.0.3";
-/// The router's address on the server's side.
-const ROUTER_SERVER_ADDR: &str = "10.77.0.6";
 /// The server's address off the link: a veth pair straight to the clients' namespace, no delay line, no
 /// limit. A browser's page, its turns and results, and the run's reads of the server's counters go there, so
 /// none of them crosses the link or is counted as its traffic.
 pub(crate) const CONTROL_ADDR: &str = "10.78.0.1";
-/// The clients' address on the control pair.
-const CONTROL_CLIENT_ADDR: &str = "10.78.0.2";
 /// Every address the server has in its namespace (its certificate names them).
 pub(crate) const SERVER_ADDRS: [&str; 3] = [SERVER_ADDR, QUIC_ADDR, CONTROL_ADDR];
-/// The clients' address on the link.
-const CLIENT_ADDR: &str = "10.77.1.2";
-/// The router's address on the clients' side.
-const ROUTER_CLIENT_ADDR: &str = "10.77.1.1";
-/// The veth ends: the clients' and the router's facing them, the server's and the router's facing it.
-const CLIENT_DEV: &str = "hbc";
-const ROUTER_CLIENT_DEV: &str = "hbrc";
-const SERVER_DEV: &str = "hbs";
-const ROUTER_SERVER_DEV: &str = "hbrs";
-/// The control pair's ends: the clients' and the server's.
-const CONTROL_CLIENT_DEV: &str = "hbcc";
-const CONTROL_SERVER_DEV: &str = "hbsc";
-/// The router's queue numbers: packets from the clients, and from the server.
-const UP_QUEUE: u16 = 0;
-const DOWN_QUEUE: u16 = 1;
 
 /// The emulated network of a run: the three namespaces, the veth pairs between them and each direction's
 /// queue.
@@ -70,6 +51,9 @@ pub(crate) struct Network {
     down: queue::Worker,
     /// The link the network is at now.
     current: Mutex<Link>,
+    /// Set once the link failed (a direction's thread died, or a link could not be set): the run stopped for
+    /// the link's sake, not the user's.
+    broke: AtomicBool,
     /// Packets each bandwidth limit (the router's queue towards the server, and towards the clients) had
     /// dropped when last read.
     shaper_drops: Mutex<[u64; 2]>,
@@ -110,65 +94,13 @@ impl Network {
     /// Make the namespaces, join them through the router and start the link at `link`.
     pub(crate) fn start(link: &Link) -> anyhow::Result<Network> {
         let (client, router, server) = (Namespace::new()?, Namespace::new()?, Namespace::new()?);
-        for ns in [&client, &router, &server] {
-            // No IPv6 on the link's interfaces (those made from now on; `lo` keeps ::1, which WebKitWebDriver
-            // listens on): their link-local addresses would appear a second or two after they come up
-            // (duplicate address detection), and a browser takes a new address for a network change and
-            // aborts every request in flight (Chromium: ERR_NETWORK_CHANGED, seen mid-run).
-            if std::path::Path::new("/proc/sys/net/ipv6").exists() {
-                ns.write("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1")?;
-            }
-        }
-        let sides = [
-            (&client, CLIENT_DEV, format!("{CLIENT_ADDR}/30"), ROUTER_CLIENT_DEV, ROUTER_CLIENT_ADDR, "30", UP_QUEUE),
-            (&server, SERVER_DEV, format!("{SERVER_ADDR}/29"), ROUTER_SERVER_DEV, ROUTER_SERVER_ADDR, "29", DOWN_QUEUE),
-        ];
-        router.run("ip", &["link", "set", "lo", "up"])?;
-        router.write("/proc/sys/net/ipv4/ip_forward", "1")?;
-        for (ns, dev, addr, router_dev, router_addr, prefix, queue) in sides {
-            router.run("ip", &["link", "add", router_dev, "type", "veth", "peer", "name", dev, "netns", &ns.path()])?;
-            router.run("ip", &["addr", "add", &format!("{router_addr}/{prefix}"), "dev", router_dev])?;
-            router.run("ip", &["link", "set", router_dev, "up"])?;
-            ns.run("ip", &["addr", "add", &addr, "dev", dev])?;
-            ns.run("ip", &["link", "set", dev, "up"])?;
-            ns.run("ip", &["link", "set", "lo", "up"])?;
-            ns.run("ip", &["route", "add", "default", "via", router_addr])?;
-            // What comes in from this side goes to its direction's delay line before it is forwarded.
-            let (queue, rule) = (queue.to_string(), ["-w", "-t", "mangle", "-A", "FORWARD", "-i", router_dev]);
-            let rule = [&rule[..], &["-j", "NFQUEUE", "--queue-num", &queue]].concat();
-            router.run("iptables", &rule).context("cannot send the link's packets to its queue")?;
-        }
-        server.run("ip", &["addr", "add", &format!("{QUIC_ADDR}/29"), "dev", SERVER_DEV])?;
-        client.run(
-            "ip",
-            &[
-                "link",
-                "add",
-                CONTROL_CLIENT_DEV,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                CONTROL_SERVER_DEV,
-                "netns",
-                &server.path(),
-            ],
-        )?;
-        for (ns, dev, addr) in
-            [(&client, CONTROL_CLIENT_DEV, CONTROL_CLIENT_ADDR), (&server, CONTROL_SERVER_DEV, CONTROL_ADDR)]
-        {
-            ns.run("ip", &["addr", "add", &format!("{addr}/30"), "dev", dev])?;
-            ns.run("ip", &["link", "set", dev, "up"])?;
-        }
-        // A fresh-mode client opens thousands of connections a second. Off loopback the kernel reuses none in
-        // TIME-WAIT by default and runs out of ports in seconds: reuse them, from every port there is.
-        client.write("/proc/sys/net/ipv4/tcp_tw_reuse", "1")?;
-        client.write("/proc/sys/net/ipv4/ip_local_port_range", "1024 65535")?;
+        setup::wire(&client, &router, &server)?;
         let seed = fastrand::u64(..);
-        let up = queue::Worker::start(&router, UP_QUEUE, link, seed)?;
-        let down = queue::Worker::start(&router, DOWN_QUEUE, link, seed.rotate_left(32))?;
+        let up = queue::Worker::start(&router, setup::UP_QUEUE, link, seed)?;
+        let down = queue::Worker::start(&router, setup::DOWN_QUEUE, link, seed.rotate_left(32))?;
         let shaper_drops = Mutex::new([0; 2]);
-        let network = Network { client, router, server, up, down, current: Mutex::new(*link), shaper_drops };
+        let (current, broke) = (Mutex::new(*link), AtomicBool::new(false));
+        let network = Network { client, router, server, up, down, current, broke, shaper_drops };
         network.shape(link)?;
         Ok(network)
     }
@@ -189,6 +121,7 @@ impl Network {
             Ok(()) => *current = *link,
             Err(e) => {
                 eprintln!("httpbench: error: cannot set the emulated link to {}: {e:#}; stopping", link.spec());
+                self.broke.store(true, Ordering::Relaxed);
                 stop.store(true, Ordering::Relaxed);
             }
         }
@@ -196,7 +129,7 @@ impl Network {
 
     /// Each direction's bandwidth: a token bucket on the router's way out to that direction's receiver, or none.
     fn shape(&self, link: &Link) -> anyhow::Result<()> {
-        for (dev, kbit) in [(ROUTER_SERVER_DEV, link.up_kbit), (ROUTER_CLIENT_DEV, link.down_kbit)] {
+        for (dev, kbit) in setup::SHAPED.into_iter().zip([link.up_kbit, link.down_kbit]) {
             let ns = &self.router;
             match kbit {
                 Some(kbit) => {
@@ -227,15 +160,20 @@ impl Network {
     /// Stop the run (`stop`), told why, if a direction of the link stopped passing packets: its requests
     /// would fail for a reason that is the emulator's, not the client's.
     pub(crate) fn check(&self, stop: &AtomicBool) {
-        if (self.up.failed() || self.down.failed()) && !stop.swap(true, Ordering::Relaxed) {
+        if (self.up.failed() || self.down.failed()) && !self.broke.swap(true, Ordering::Relaxed) {
             eprintln!("httpbench: error: the emulated link no longer passes packets; stopping the run");
+            stop.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// Whether the link failed during the run (it was stopped for it).
+    pub(crate) fn broke(&self) -> bool {
+        self.broke.load(Ordering::Relaxed)
     }
 
     /// CPU time the link's own threads (in this process) used so far: not the clients'.
     pub(crate) fn cpu(&self) -> httpbench_shared::CpuTime {
-        let (up, down) = (self.up.cpu(), self.down.cpu());
-        httpbench_shared::CpuTime { user: up.user + down.user, sys: up.sys + down.sys }
+        crate::cpu::sum(self.up.cpu(), self.down.cpu())
     }
 
     /// What the link did to packets since the last call, both directions.
@@ -252,18 +190,15 @@ impl Network {
             late_max_us: up.late_max_us.max(down.late_max_us),
         }
     }
-}
 
-impl Network {
-    /// Packets both sides' bandwidth limits dropped since the last call (`tc -s qdisc`: a sender overran the
+    /// Packets both directions' bandwidth limits dropped since the last call (`tc -s qdisc`: a sender overran the
     /// bounded queue), 0 where tc does not say.
     fn take_shaper_drops(&self) -> u64 {
         let mut last = self.shaper_drops.lock().unwrap_or_else(|p| p.into_inner());
         let mut dropped = 0;
-        for (i, (ns, dev)) in [(&self.client, CLIENT_DEV), (&self.server, SERVER_DEV)].into_iter().enumerate() {
-            let Some(now) =
-                ns.output("tc", &["-s", "-j", "qdisc", "show", "dev", dev]).ok().and_then(|o| qdisc_drops(&o))
-            else {
+        for (i, dev) in setup::SHAPED.into_iter().enumerate() {
+            let shown = self.router.output("tc", &["-s", "-j", "qdisc", "show", "dev", dev]);
+            let Some(now) = shown.ok().and_then(|o| qdisc_drops(&o)) else {
                 continue;
             };
             // A new link's queue starts again from 0.

@@ -57,7 +57,8 @@ struct Shared {
     stop: AtomicBool,
     /// Set when the thread ended on an error: its direction no longer passes packets.
     failed: AtomicBool,
-    /// Set by a change of link: let every held packet go now, so none waits behind the last link's delay.
+    /// Set by a change of link: let every packet held for the last link go now, so none waits behind its
+    /// delay (packets that came since keep theirs).
     drain: AtomicBool,
     counts: Mutex<Counts>,
     /// The thread's own CPU time so far, updated after each pass of its loop.
@@ -101,7 +102,8 @@ impl Worker {
         Ok(Worker { num, shared, line, stats: Mutex::new(stats), overflowed, thread: Some(thread) })
     }
 
-    /// Change the direction's delay and loss (the next link of a scan); packets held for the last link go now.
+    /// Change the direction's delay and loss (the next link of a scan); packets held for the last link go at
+    /// the thread's next pass.
     pub(crate) fn set(&self, link: &Link) {
         if let Ok(mut line) = self.line.lock() {
             line.set(link);
@@ -200,16 +202,20 @@ fn netfilter_sockets() -> anyhow::Result<Vec<i32>> {
 fn pump(queue: &mut Queue, fd: i32, shared: &Shared, line: &Mutex<DelayLine>) -> std::io::Result<()> {
     let start = Instant::now();
     let counts = &shared.counts;
-    let mut held: VecDeque<(Duration, Duration, nfq::Message)> = VecDeque::new();
+    let mut held: Held = VecDeque::new();
     while !shared.stop.load(Ordering::Relaxed) {
         if shared.drain.swap(false, Ordering::Relaxed) {
-            release_all(queue, &mut held)?;
+            let now_at = line.lock().map(|l| l.generation()).unwrap_or(u64::MAX);
+            release(queue, &mut held, |generation| generation < now_at)?;
         }
         let now = start.elapsed();
-        let wait = held.front().map_or(TICK, |(at, _, _)| at.saturating_sub(now).saturating_sub(SPIN)).min(TICK);
-        // Published before sleeping, so what the thread did up to now is counted when a round ends.
-        if let Ok(mut c) = shared.cpu.lock() {
-            *c = crate::cpu::thread_cpu().unwrap_or(*c);
+        let wait = held.front().map_or(TICK, |p| p.at.saturating_sub(now).saturating_sub(SPIN)).min(TICK);
+        // Published before each sleep, so what the thread did up to now is counted when a round ends (not
+        // while it spins: that is a pass a microsecond).
+        if !wait.is_zero() {
+            if let Ok(mut c) = shared.cpu.lock() {
+                *c = crate::cpu::thread_cpu().unwrap_or(*c);
+            }
         }
         wait_readable(fd, wait);
         loop {
@@ -219,11 +225,11 @@ fn pump(queue: &mut Queue, fd: i32, shared: &Shared, line: &Mutex<DelayLine>) ->
                 Err(e) => return Err(e),
             };
             let came = start.elapsed();
-            let leaves = line.lock().ok().and_then(|mut l| l.admit(came));
+            let leaves = line.lock().ok().and_then(|mut l| Some((l.admit(came)?, l.generation())));
             let mut c = counts.lock().unwrap_or_else(|p| p.into_inner());
             c.packets += 1;
             match leaves {
-                Some(at) => held.push_back((at, at - came, msg)),
+                Some((at, generation)) => held.push_back(HeldPacket { at, asked: at - came, generation, msg }),
                 None => {
                     c.dropped += 1;
                     drop(c);
@@ -233,8 +239,8 @@ fn pump(queue: &mut Queue, fd: i32, shared: &Shared, line: &Mutex<DelayLine>) ->
             }
         }
         let now = start.elapsed();
-        while held.front().is_some_and(|(at, _, _)| *at <= now) {
-            let Some((at, asked, mut msg)) = held.pop_front() else { break };
+        while held.front().is_some_and(|p| p.at <= now) {
+            let Some(HeldPacket { at, asked, mut msg, .. }) = held.pop_front() else { break };
             msg.set_verdict(Verdict::Accept);
             queue.verdict(msg)?;
             let late = u64::try_from(start.elapsed().saturating_sub(at).as_micros()).unwrap_or(u64::MAX);
@@ -244,14 +250,27 @@ fn pump(queue: &mut Queue, fd: i32, shared: &Shared, line: &Mutex<DelayLine>) ->
             c.late_max_us = c.late_max_us.max(late);
         }
     }
-    release_all(queue, &mut held)
+    release(queue, &mut held, |_| true)
 }
 
-/// Let every held packet go now.
-fn release_all(queue: &mut Queue, held: &mut VecDeque<(Duration, Duration, nfq::Message)>) -> std::io::Result<()> {
-    for (_, _, mut msg) in held.drain(..) {
-        msg.set_verdict(Verdict::Accept);
-        queue.verdict(msg)?;
+/// A packet the queue holds: when it is due, the delay it was asked, the link it came at, itself.
+struct HeldPacket {
+    at: Duration,
+    asked: Duration,
+    generation: u64,
+    msg: nfq::Message,
+}
+
+/// The held packets, in the order they are due.
+type Held = VecDeque<HeldPacket>;
+
+/// Let every held packet whose link generation `which` names go now; the others keep their order.
+fn release(queue: &mut Queue, held: &mut Held, which: impl Fn(u64) -> bool) -> std::io::Result<()> {
+    let (go, keep): (Held, Held) = held.drain(..).partition(|p| which(p.generation));
+    *held = keep;
+    for mut p in go {
+        p.msg.set_verdict(Verdict::Accept);
+        queue.verdict(p.msg)?;
     }
     Ok(())
 }

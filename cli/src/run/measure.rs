@@ -46,14 +46,7 @@ pub(super) fn measure(
     let (mut pools, unable) = cases.pools(&session, stop, &progress);
     let clock = SystemClock::new();
     // The clients' CPU: this process's, less what the emulated link's threads in it used.
-    let cpu = || {
-        let all = cpu::process_cpu()?;
-        let link = network.map(|n| n.cpu()).unwrap_or_default();
-        Some(httpbench_shared::CpuTime {
-            user: all.user.saturating_sub(link.user),
-            sys: all.sys.saturating_sub(link.sys),
-        })
-    };
+    let cpu = || cpu::since(network.map(|n| n.cpu()), cpu::process_cpu()).or_else(cpu::process_cpu);
     let read_handshakes = probe.filter(|p| p.is_tls()).map(|p| move || p.handshakes());
     let handshakes = read_handshakes.as_ref().map(|f| f as &dyn Fn() -> _);
     let read_connections = probe.map(|p| move |case: usize| p.connections_of(&tags[case]));

@@ -116,7 +116,7 @@ impl ChildServer {
             cmd.args(["--cpu", &cpu.to_string()]);
         }
         if ns.is_some() {
-            // Only the run's two namespaces can reach this one's addresses.
+            // Only the run's other namespaces (the clients' and the router's) can reach this one's addresses.
             cmd.args(["--bind", "0.0.0.0"]);
         }
         cmd.args(extra);

@@ -13,16 +13,9 @@ use httpbench_shared::model::HttpVersion;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, PublicKeyData};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-/// The names the server certificate is good for: where the embedded server listens (on loopback, or at its
-/// address on an emulated link, `--link`).
-const NAMES: [&str; 6] = [
-    "127.0.0.1",
-    "localhost",
-    "::1",
-    crate::netem::SERVER_ADDRS[0],
-    crate::netem::SERVER_ADDRS[1],
-    crate::netem::SERVER_ADDRS[2],
-];
+/// The names the server certificate is good for on loopback; it is good for its addresses on an emulated link
+/// too (`--link`, [`crate::netem::SERVER_ADDRS`]).
+const LOOPBACK_NAMES: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
 
 /// The server's TLS set-up, and what a client needs to trust it.
 pub(crate) struct Tls {
@@ -169,7 +162,8 @@ fn generate() -> Result<Generated, rcgen::Error> {
     let ca_cert = ca.self_signed(&ca_key)?;
     let issuer = Issuer::new(ca, ca_key);
     let key = KeyPair::generate()?;
-    let mut leaf = CertificateParams::new(NAMES.map(String::from).to_vec())?;
+    let names = LOOPBACK_NAMES.into_iter().chain(crate::netem::SERVER_ADDRS).map(String::from).collect::<Vec<_>>();
+    let mut leaf = CertificateParams::new(names)?;
     leaf.distinguished_name.push(DnType::CommonName, "httpbench serve");
     let cert = leaf.signed_by(&key, &issuer)?;
     let spki = key.subject_public_key_info();

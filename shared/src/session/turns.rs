@@ -2,8 +2,8 @@
 //! run their own [`Session`](super::Session) (each in its own process, with its own clock), and interleave
 //! their rounds as one session interleaves its cases'. Each side stops at every pass ([`Step::Turn`]) and
 //! waits; the side whose turn it is runs its pass alone while the others wait, so no side measures while
-//! another one loads the machine. A side is busy from its start (loading, warming up) until it first waits,
-//! so no pass begins before every side has warmed up. Sans-IO like the session: the CLI tells it who waits
+//! another one loads the machine. A side is busy from its start (loading) until it first waits, before its
+//! warm-ups: a side warms up in its first turn, alone, and over its own link when a run emulates several. Sans-IO like the session: the CLI tells it who waits
 //! where and who is done, and asks it whom to let go.
 //!
 //! [`Step::Turn`]: super::Step::Turn
