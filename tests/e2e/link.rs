@@ -63,10 +63,12 @@ fn tls_costs_one_round_trip_more_than_tcp_and_quic_one_in_all() {
     // TCP's handshake, TLS 1.3's, then the request: three round trips fresh, one reused.
     let extra = p50_ms(case(&v, "curl", "fresh")) - p50_ms(case(&v, "curl", "reuse"));
     assert!((76.0..=88.0).contains(&extra), "a fresh TLS connection cost {extra:.2} ms more than a reused one");
-    // QUIC's handshake is one round trip, then the request: two fresh, one reused.
+    // QUIC's handshake is one round trip, then the request: two fresh, one reused. The test's debug build
+    // spends milliseconds of CPU on a QUIC handshake, more on a loaded machine (46.4 ms in one CI run, beside
+    // the other tests); a second round trip would make it 80.
     let v = over_link(&[&link[..], &["--clients", "raw", "--http", "3"]].concat());
     let extra = p50_ms(case(&v, "raw", "fresh")) - p50_ms(case(&v, "raw", "reuse"));
-    assert!((36.0..=46.0).contains(&extra), "a fresh QUIC connection cost {extra:.2} ms more than a reused one");
+    assert!((36.0..=60.0).contains(&extra), "a fresh QUIC connection cost {extra:.2} ms more than a reused one");
 }
 
 #[test]
